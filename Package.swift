@@ -1,0 +1,98 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One set of settings for every Swift target: Swift 6 language mode (strict concurrency).
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "rangetap",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "rangetap", targets: ["rangetap"]),
+        .library(name: "RangeTapCore", targets: ["RangeTapCore"]),
+        .library(name: "RangeTapCurl", targets: ["RangeTapCurl"]),
+        .library(name: "RangeTapProxy", targets: ["RangeTapProxy"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        .target(
+            name: "RangeTapCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapCurl",
+            dependencies: ["CCurl"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapProxy",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapCurl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "rangetap",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapProxy",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapTestSupport",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapProxy",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/RangeTapTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapCoreTests",
+            dependencies: ["RangeTapCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapProxyTests",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapProxy",
+                "RangeTapCurl",
+                "RangeTapTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,37 @@
+#ifndef CCURL_H
+#define CCURL_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+
+/* Fixed-arity wrappers over libcurl's variadic calls: Swift never calls a variadic function. */
+
+typedef size_t (*ccurl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+
+CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value);
+
+CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
+
+CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+
+/* Macros turned into constants. */
+extern const size_t ccurl_writefunc_pause;
+extern const int ccurl_pause_all;
+extern const int ccurl_pause_cont;
+extern const long ccurl_http_version_1_1;
+extern const long ccurl_http_version_1_0;
+extern const long ccurl_global_default;
+
+/* The easy handle a CURLMsg is about and its result, without touching the union from Swift. */
+CURL *ccurl_msg_easy_handle(const CURLMsg *msg);
+CURLcode ccurl_msg_result(const CURLMsg *msg);
+int ccurl_msg_is_done(const CURLMsg *msg);
+
+#endif

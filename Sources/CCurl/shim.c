@@ -1,0 +1,25 @@
+#include "CCurl.h"
+
+CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value) { return curl_easy_setopt(handle, option, value); }
+
+CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
+CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
+CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) { return curl_easy_getinfo(handle, info, value); }
+
+CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) { return curl_multi_setopt(handle, option, value); }
+
+const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+const int ccurl_pause_all = CURLPAUSE_ALL;
+const int ccurl_pause_cont = CURLPAUSE_CONT;
+const long ccurl_http_version_1_1 = CURL_HTTP_VERSION_1_1;
+const long ccurl_http_version_1_0 = CURL_HTTP_VERSION_1_0;
+const long ccurl_global_default = CURL_GLOBAL_DEFAULT;
+
+CURL *ccurl_msg_easy_handle(const CURLMsg *msg) { return msg->easy_handle; }
+CURLcode ccurl_msg_result(const CURLMsg *msg) { return msg->data.result; }
+int ccurl_msg_is_done(const CURLMsg *msg) { return msg->msg == CURLMSG_DONE; }

@@ -1,0 +1,330 @@
+/// Nanoseconds since the capture's `t == 0`, from ``MonotonicClock``.
+public typealias CaptureTime = Int64
+
+/// One line of `events.jsonl`. See `docs/capture-format.md` for the exact JSON of each case.
+public enum CaptureEvent: Sendable, Equatable {
+    /// The first line: format version, wall-clock anchor and recording options.
+    case header(CaptureHeader)
+    /// A client connected to the proxy.
+    case connectionOpen(ConnectionOpenEvent)
+    /// A client connection ended.
+    case connectionClose(ConnectionCloseEvent)
+    /// A request head arrived from a client.
+    case request(RequestEvent)
+    /// An informational (1xx) response head arrived from upstream.
+    case interim(ResponseEvent)
+    /// The final response head arrived from upstream.
+    case response(ResponseEvent)
+    /// Body bytes arrived from upstream (one libcurl write callback).
+    case chunk(ChunkEvent)
+    /// The response body ended normally.
+    case end(EndEvent)
+    /// The client went away before the response ended.
+    case cancel(CancelEvent)
+    /// The exchange or connection failed.
+    case error(ErrorEvent)
+    /// A CONNECT tunnel ended; its bytes are counted, not recorded.
+    case tunnel(TunnelEvent)
+
+    /// The `type` string of this event in JSON.
+    public var type: String {
+        switch self {
+        case .header: "capture"
+        case .connectionOpen: "conn.open"
+        case .connectionClose: "conn.close"
+        case .request: "request"
+        case .interim: "interim"
+        case .response: "response"
+        case .chunk: "chunk"
+        case .end: "end"
+        case .cancel: "cancel"
+        case .error: "error"
+        case .tunnel: "tunnel"
+        }
+    }
+
+    /// The exchange this event belongs to, if any.
+    public var exchange: Int? {
+        switch self {
+        case .request(let e): e.exchange
+        case .interim(let e), .response(let e): e.exchange
+        case .chunk(let e): e.exchange
+        case .end(let e): e.exchange
+        case .cancel(let e): e.exchange
+        case .error(let e): e.exchange
+        case .tunnel(let e): e.exchange
+        case .header, .connectionOpen, .connectionClose: nil
+        }
+    }
+}
+
+/// The first event of every capture.
+public struct CaptureHeader: Sendable, Equatable {
+    /// The capture format version this build writes.
+    public static let currentVersion = 1
+    /// Format version of the capture.
+    public var version: Int
+    /// The program and version that wrote it.
+    public var tool: String
+    /// Wall-clock time of `t == 0`, ISO 8601 UTC with milliseconds.
+    public var startedAt: String
+    /// Whether body bytes are stored in `body.bin` (false with `--no-bodies`).
+    public var bodies: Bool
+    /// Whether secret header values were redacted.
+    public var redacted: Bool
+    /// The address the proxy listened on.
+    public var listen: String
+    /// The reverse-proxy upstream, if any.
+    public var upstream: String?
+
+    /// Creates a header.
+    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, bodies: Bool, redacted: Bool, listen: String, upstream: String?) {
+        self.version = version
+        self.tool = tool
+        self.startedAt = startedAt
+        self.bodies = bodies
+        self.redacted = redacted
+        self.listen = listen
+        self.upstream = upstream
+    }
+}
+
+/// A client connection opened.
+public struct ConnectionOpenEvent: Sendable, Equatable {
+    /// Time of accept.
+    public var t: CaptureTime
+    /// Connection id, unique in the capture.
+    public var connection: Int
+    /// The client's address.
+    public var peer: String
+    /// The socket's send buffer (SO_SNDBUF) in bytes: bytes the kernel can accept before the client reads.
+    public var sendBuffer: Int?
+
+    /// Creates the event.
+    public init(t: CaptureTime, connection: Int, peer: String, sendBuffer: Int?) {
+        self.t = t
+        self.connection = connection
+        self.peer = peer
+        self.sendBuffer = sendBuffer
+    }
+}
+
+/// A client connection closed.
+public struct ConnectionCloseEvent: Sendable, Equatable {
+    /// Time of close.
+    public var t: CaptureTime
+    /// Connection id.
+    public var connection: Int
+    /// Who closed it: `client` or `proxy`.
+    public var by: String
+    /// Requests received on this connection.
+    public var requests: Int
+
+    /// Creates the event.
+    public init(t: CaptureTime, connection: Int, by: String, requests: Int) {
+        self.t = t
+        self.connection = connection
+        self.by = by
+        self.requests = requests
+    }
+}
+
+/// A request head from a client.
+public struct RequestEvent: Sendable, Equatable {
+    /// Time the head was decoded.
+    public var t: CaptureTime
+    /// Exchange id, unique in the capture.
+    public var exchange: Int
+    /// The client connection it came on.
+    public var connection: Int
+    /// The method, as sent.
+    public var method: String
+    /// The request target, as sent (absolute-form for a forward proxy).
+    public var target: String
+    /// `HTTP/1.1` or `HTTP/1.0`.
+    public var version: String
+    /// The absolute URL fetched upstream (nil when the request was refused).
+    public var url: String?
+    /// Header lines in order and case (secrets redacted unless kept).
+    public var headers: [HeaderLine]
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int, connection: Int, method: String, target: String, version: String, url: String?, headers: [HeaderLine]) {
+        self.t = t
+        self.exchange = exchange
+        self.connection = connection
+        self.method = method
+        self.target = target
+        self.version = version
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// A response head from upstream, every line exactly as received.
+public struct ResponseEvent: Sendable, Equatable {
+    /// Time the blank line ending the head arrived.
+    public var t: CaptureTime
+    /// Exchange id.
+    public var exchange: Int
+    /// Status code.
+    public var status: Int
+    /// Status line, field lines and the blank line, terminators included (secrets redacted).
+    public var lines: [HeaderLine]
+    /// Whether libcurl reused an upstream connection for this exchange.
+    public var reused: Bool?
+    /// Local port of the upstream connection: the same port means the same connection.
+    public var upstreamPort: Int?
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int, status: Int, lines: [HeaderLine], reused: Bool?, upstreamPort: Int?) {
+        self.t = t
+        self.exchange = exchange
+        self.status = status
+        self.lines = lines
+        self.reused = reused
+        self.upstreamPort = upstreamPort
+    }
+
+    /// The field lines (status line and blank line left out).
+    public var fields: [HeaderLine] { lines.filter { $0.name != nil } }
+}
+
+/// Body bytes from one upstream read.
+public struct ChunkEvent: Sendable, Equatable {
+    /// Arrival time.
+    public var t: CaptureTime
+    /// Exchange id.
+    public var exchange: Int
+    /// Number of bytes.
+    public var size: Int
+    /// Offset of the first byte within this response's body.
+    public var offset: Int64
+    /// Offset within the resource, when known (Content-Range start + offset, or offset for a 200).
+    public var resourceOffset: Int64?
+    /// Where the bytes sit in `body.bin`, nil when bodies are not recorded.
+    public var bodyOffset: Int64?
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int, size: Int, offset: Int64, resourceOffset: Int64?, bodyOffset: Int64?) {
+        self.t = t
+        self.exchange = exchange
+        self.size = size
+        self.offset = offset
+        self.resourceOffset = resourceOffset
+        self.bodyOffset = bodyOffset
+    }
+}
+
+/// A response that ended as the origin framed it.
+public struct EndEvent: Sendable, Equatable {
+    /// Time of the end.
+    public var t: CaptureTime
+    /// Exchange id.
+    public var exchange: Int
+    /// Body bytes received from upstream.
+    public var bytes: Int64
+    /// SHA-256 of those bytes, lowercase hex.
+    public var sha256: String
+    /// Trailer lines, if the origin sent any.
+    public var trailers: [HeaderLine]
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = []) {
+        self.t = t
+        self.exchange = exchange
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.trailers = trailers
+    }
+}
+
+/// The client closed before the response ended; the upstream transfer was aborted.
+public struct CancelEvent: Sendable, Equatable {
+    /// When the client's close was seen.
+    public var t: CaptureTime
+    /// Exchange id.
+    public var exchange: Int
+    /// Body bytes the client's socket accepted (written to the kernel).
+    public var delivered: Int64
+    /// Body bytes received from upstream before the abort.
+    public var received: Int64
+    /// The client socket's send buffer at the time: up to this many delivered bytes may never have been read.
+    public var sendBuffer: Int?
+    /// SHA-256 of the received bytes, lowercase hex.
+    public var sha256: String
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String) {
+        self.t = t
+        self.exchange = exchange
+        self.delivered = delivered
+        self.received = received
+        self.sendBuffer = sendBuffer
+        self.sha256 = sha256
+    }
+}
+
+/// A failure: a malformed request, an unreachable or failing upstream, a refused request.
+public struct ErrorEvent: Sendable, Equatable {
+    /// When it happened.
+    public var t: CaptureTime
+    /// The exchange, if one had begun.
+    public var exchange: Int?
+    /// The client connection.
+    public var connection: Int?
+    /// `bad-request`, `upstream`, `refused` or `client`.
+    public var kind: String
+    /// What went wrong, for a person.
+    public var message: String
+    /// libcurl's CURLcode, for upstream failures.
+    public var curlCode: Int?
+    /// Body bytes received from upstream before the failure.
+    public var received: Int64
+    /// SHA-256 of those bytes.
+    public var sha256: String?
+    /// Status sent to the client by the proxy itself (400, 502...), if any.
+    public var status: Int?
+
+    /// Creates the event.
+    public init(t: CaptureTime, exchange: Int?, connection: Int?, kind: String, message: String, curlCode: Int? = nil, received: Int64 = 0, sha256: String? = nil, status: Int? = nil) {
+        self.t = t
+        self.exchange = exchange
+        self.connection = connection
+        self.kind = kind
+        self.message = message
+        self.curlCode = curlCode
+        self.received = received
+        self.sha256 = sha256
+        self.status = status
+    }
+}
+
+/// A CONNECT tunnel, recorded as byte counts and times only.
+public struct TunnelEvent: Sendable, Equatable {
+    /// When the tunnel closed.
+    public var t: CaptureTime
+    /// When it was established (`200` sent to the client).
+    public var opened: CaptureTime
+    /// Exchange id of the CONNECT request.
+    public var exchange: Int
+    /// Client connection id.
+    public var connection: Int
+    /// `host:port` asked for.
+    public var authority: String
+    /// Bytes from client to server.
+    public var up: Int64
+    /// Bytes from server to client.
+    public var down: Int64
+
+    /// Creates the event.
+    public init(t: CaptureTime, opened: CaptureTime, exchange: Int, connection: Int, authority: String, up: Int64, down: Int64) {
+        self.t = t
+        self.opened = opened
+        self.exchange = exchange
+        self.connection = connection
+        self.authority = authority
+        self.up = up
+        self.down = down
+    }
+}

@@ -1,0 +1,245 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a capture directory (`events.jsonl` + `body.bin`) on a thread of its own.
+///
+/// Producers (the upstream thread and the event loops) only append to a queue bounded by
+/// ``Options/maxPendingBytes``; they wait only when the disk is slower than the network by more
+/// than that. The writer thread hashes body bytes per exchange (filling `sha256` into the
+/// end, cancel and error events), writes body bytes before the event lines that point at them,
+/// and issues one `write(2)` per batch, so a capture killed at any instant is readable up to
+/// its last complete line.
+public final class CaptureWriter: @unchecked Sendable {
+    /// Recording options.
+    public struct Options: Sendable {
+        /// Store body bytes in `body.bin` (false: hashes and timings only).
+        public var bodies: Bool
+        /// Body bytes that may wait for the disk before producers are held back.
+        public var maxPendingBytes: Int
+
+        /// Creates options.
+        public init(bodies: Bool = true, maxPendingBytes: Int = 16 << 20) {
+            self.bodies = bodies
+            self.maxPendingBytes = maxPendingBytes
+        }
+    }
+
+    private enum Item {
+        case event(CaptureEvent)
+        case chunk(ChunkEvent, any CaptureBytes)
+    }
+
+    /// The capture directory.
+    public let path: String
+    /// The clock all events are stamped with.
+    public let clock: MonotonicClock
+    private let options: Options
+    private let observer: (@Sendable (CaptureEvent) -> Void)?
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var queue: [Item] = []
+    private var pendingBytes = 0
+    private var closing = false
+    private var failure: CaptureError?
+
+    // Owned by the writer thread.
+    private var eventsFD: Int32
+    private var bodyFD: Int32
+    private var bodyLength: Int64 = 0
+    private var hashers: [Int: SHA256] = [:]
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Creates `path` (which must not exist yet, or be an empty directory), writes the header
+    /// and starts the writer thread. `observer` sees every event, on the writer thread, after
+    /// it is on disk.
+    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable (CaptureEvent) -> Void)? = nil) throws(CaptureError) {
+        self.path = path
+        self.clock = clock
+        self.options = options
+        self.observer = observer
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue, (try? fm.contentsOfDirectory(atPath: path))?.isEmpty == true else {
+                throw .cannotCreate(path: path, reason: "it already exists and is not an empty directory")
+            }
+        } else {
+            do {
+                try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreate(path: path, reason: "\(error.localizedDescription)")
+            }
+        }
+        eventsFD = open(path + "/events.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        bodyFD = options.bodies ? open(path + "/body.bin", O_WRONLY | O_CREAT | O_TRUNC, 0o644) : -1
+        guard eventsFD >= 0, !options.bodies || bodyFD >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if eventsFD >= 0 { _ = closeFD(eventsFD) }
+            throw .cannotCreate(path: path, reason: reason)
+        }
+        if let error = Self.writeAll(eventsFD, CaptureEvent.header(header).jsonLine()) {
+            throw .writeFailed(path: path, reason: error)
+        }
+        let t = Thread { [unowned self] in self.run() }
+        t.name = "rangetap-capture-writer"
+        thread = t
+        t.start()
+    }
+
+    /// Queues an event. End, cancel and error events with an empty `sha256` get the hash of
+    /// the exchange's body bytes filled in.
+    public func record(_ event: CaptureEvent) {
+        enqueue(.event(event), bytes: 0)
+    }
+
+    /// Queues a body chunk; its `bodyOffset` is assigned by the writer.
+    public func recordChunk(_ chunk: ChunkEvent, bytes: some CaptureBytes) {
+        enqueue(.chunk(chunk, bytes), bytes: chunk.size)
+    }
+
+    /// The first write error, if writing failed (recording continues to be accepted and dropped).
+    public var writeError: CaptureError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure
+    }
+
+    /// Writes everything queued, closes the files and stops the thread. Idempotent.
+    public func close() {
+        condition.lock()
+        let wasClosing = closing
+        closing = true
+        condition.broadcast()
+        condition.unlock()
+        if !wasClosing { finished.wait() }
+    }
+
+    private func enqueue(_ item: Item, bytes: Int) {
+        condition.lock()
+        while pendingBytes > options.maxPendingBytes && !closing {
+            condition.wait()
+        }
+        if closing {
+            condition.unlock()
+            return
+        }
+        queue.append(item)
+        pendingBytes += bytes
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        var lines: [UInt8] = []
+        lines.reserveCapacity(1 << 16)
+        while true {
+            condition.lock()
+            while queue.isEmpty && !closing { condition.wait() }
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            let done = closing && batch.isEmpty
+            condition.unlock()
+            if done { break }
+
+            var batchBytes = 0
+            var written: [CaptureEvent] = []
+            written.reserveCapacity(batch.count)
+            lines.removeAll(keepingCapacity: true)
+            for item in batch {
+                switch item {
+                case .chunk(var chunk, let bytes):
+                    batchBytes += chunk.size
+                    bytes.withCaptureBytes { raw in
+                        hashers[chunk.exchange, default: SHA256()].update(bufferPointer: raw)
+                        if bodyFD >= 0 {
+                            chunk.bodyOffset = bodyLength
+                            if let error = Self.writeAll(bodyFD, raw) { fail(error) }
+                            bodyLength += Int64(raw.count)
+                        }
+                    }
+                    let e = CaptureEvent.chunk(chunk)
+                    lines.append(contentsOf: e.jsonLine())
+                    written.append(e)
+                case .event(let event):
+                    let e = finishHash(event)
+                    lines.append(contentsOf: e.jsonLine())
+                    written.append(e)
+                }
+            }
+            if let error = Self.writeAll(eventsFD, lines) { fail(error) }
+            if let observer { for e in written { observer(e) } }
+
+            condition.lock()
+            pendingBytes -= batchBytes
+            condition.broadcast()
+            condition.unlock()
+        }
+        if eventsFD >= 0 { _ = closeFD(eventsFD) }
+        if bodyFD >= 0 { _ = closeFD(bodyFD) }
+        eventsFD = -1
+        bodyFD = -1
+        finished.signal()
+    }
+
+    private func finishHash(_ event: CaptureEvent) -> CaptureEvent {
+        func digest(_ ex: Int) -> String {
+            let d = (hashers.removeValue(forKey: ex) ?? SHA256()).finalize()
+            return d.map { String(format: "%02x", $0) }.joined()
+        }
+        switch event {
+        case .end(var e) where e.sha256.isEmpty:
+            e.sha256 = digest(e.exchange)
+            return .end(e)
+        case .cancel(var e) where e.sha256.isEmpty:
+            e.sha256 = digest(e.exchange)
+            return .cancel(e)
+        case .error(var e) where e.exchange != nil && e.sha256 == nil:
+            e.sha256 = digest(e.exchange!)
+            return .error(e)
+        default:
+            return event
+        }
+    }
+
+    private func fail(_ reason: String) {
+        condition.lock()
+        if failure == nil { failure = .writeFailed(path: path, reason: reason) }
+        condition.unlock()
+    }
+
+    /// Writes all bytes, retrying short writes; returns an error text on failure.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> String? {
+        var done = 0
+        while done < raw.count {
+            let n = write(fd, raw.baseAddress! + done, raw.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            done += n
+        }
+        return nil
+    }
+}
+
+/// `close(2)`, named apart from the writer's own `close()`.
+@inline(__always)
+func closeFD(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.close(fd)
+    #else
+    Darwin.close(fd)
+    #endif
+}

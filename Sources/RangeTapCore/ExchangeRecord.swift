@@ -1,0 +1,162 @@
+/// One request/response exchange, assembled from its events.
+public struct ExchangeRecord: Sendable, Equatable {
+    /// How the exchange ended.
+    public enum Outcome: Sendable, Equatable {
+        /// Still open (capture being written or cut off).
+        case open
+        /// The body ended as the origin framed it.
+        case complete
+        /// The client went away first.
+        case cancelled
+        /// A failure; the message says which.
+        case failed(String)
+    }
+
+    /// Exchange id.
+    public var id: Int
+    /// Client connection id.
+    public var connection: Int
+    /// Method.
+    public var method: String
+    /// Request target as sent.
+    public var target: String
+    /// Upstream URL.
+    public var url: String?
+    /// The request's Range value, raw.
+    public var requestRange: String?
+    /// Request header lines.
+    public var requestHeaders: [HeaderLine] = []
+    /// Final status, if a response came.
+    public var status: Int?
+    /// Response lines as received.
+    public var responseLines: [HeaderLine] = []
+    /// Interim (1xx) statuses seen.
+    public var interimStatuses: [Int] = []
+    /// The response's Content-Range value, raw.
+    public var contentRange: String?
+    /// Whether the upstream connection was reused.
+    public var upstreamReused: Bool?
+    /// Upstream connection local port.
+    public var upstreamPort: Int?
+    /// Body chunks received.
+    public var chunks: [ChunkEvent] = []
+    /// Body bytes received from upstream.
+    public var bytesReceived: Int64 = 0
+    /// Body bytes accepted by the client socket (known for cancels).
+    public var bytesDelivered: Int64?
+    /// SHA-256 of the bytes received.
+    public var sha256: String?
+    /// Request time.
+    public var start: CaptureTime
+    /// Time of the end, cancel or error.
+    public var end: CaptureTime?
+    /// How it ended.
+    public var outcome: Outcome = .open
+    /// Send buffer of the client socket on cancel.
+    public var sendBuffer: Int?
+
+    /// Duration in milliseconds, if ended.
+    public var durationMs: Double? { end.map { Double($0 - start) / 1e6 } }
+    /// The request path (absolute-form targets reduced to their path).
+    public var path: String {
+        guard let r = target.range(of: "://") else { return target }
+        let rest = target[r.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+}
+
+/// Builds ``ExchangeRecord``s from a stream of events, in capture order.
+public struct ExchangeLog: Sendable {
+    /// Exchanges by id, as far as seen.
+    public private(set) var exchanges: [Int: ExchangeRecord] = [:]
+    /// Ids in order of their request.
+    public private(set) var order: [Int] = []
+    /// Errors not tied to an exchange (bad requests before a head was complete).
+    public private(set) var connectionErrors: [ErrorEvent] = []
+    /// Client connections opened.
+    public private(set) var connections = 0
+    /// CONNECT tunnels.
+    public private(set) var tunnels: [TunnelEvent] = []
+    /// Whether to keep each chunk event in its record (off for long live sessions).
+    public var keepChunks: Bool
+
+    /// An empty log.
+    public init(keepChunks: Bool = true) { self.keepChunks = keepChunks }
+
+    /// Applies one event; returns the exchange when this event finished it.
+    @discardableResult
+    public mutating func apply(_ event: CaptureEvent) -> ExchangeRecord? {
+        switch event {
+        case .header, .connectionClose: return nil
+        case .connectionOpen: connections += 1; return nil
+        case .request(let r):
+            var rec = ExchangeRecord(id: r.exchange, connection: r.connection, method: r.method, target: r.target, url: r.url, start: r.t)
+            rec.requestRange = r.headers.first(named: "Range")
+            rec.requestHeaders = r.headers
+            exchanges[r.exchange] = rec
+            order.append(r.exchange)
+            return nil
+        case .interim(let r):
+            exchanges[r.exchange]?.interimStatuses.append(r.status)
+            return nil
+        case .response(let r):
+            guard var rec = exchanges[r.exchange] else { return nil }
+            rec.status = r.status
+            rec.responseLines = r.lines
+            rec.contentRange = r.lines.first(named: "Content-Range")
+            rec.upstreamReused = r.reused
+            rec.upstreamPort = r.upstreamPort
+            exchanges[r.exchange] = rec
+            return nil
+        case .chunk(let c):
+            guard exchanges[c.exchange] != nil else { return nil }
+            exchanges[c.exchange]!.bytesReceived += Int64(c.size)
+            if keepChunks { exchanges[c.exchange]!.chunks.append(c) }
+            return nil
+        case .end(let e):
+            return finish(e.exchange, t: e.t) { rec in
+                rec.outcome = .complete
+                rec.sha256 = e.sha256
+            }
+        case .cancel(let e):
+            return finish(e.exchange, t: e.t) { rec in
+                rec.outcome = .cancelled
+                rec.bytesDelivered = e.delivered
+                rec.sendBuffer = e.sendBuffer
+                rec.sha256 = e.sha256
+            }
+        case .error(let e):
+            guard let ex = e.exchange, exchanges[ex] != nil else {
+                connectionErrors.append(e)
+                return nil
+            }
+            return finish(ex, t: e.t) { rec in
+                rec.outcome = .failed(e.message)
+                rec.sha256 = e.sha256
+                if rec.status == nil, let s = e.status { rec.status = s }
+            }
+        case .tunnel(let t):
+            tunnels.append(t)
+            return finish(t.exchange, t: t.t) { rec in
+                rec.outcome = .complete
+                rec.bytesReceived = t.down
+            }
+        }
+    }
+
+    private mutating func finish(_ ex: Int, t: CaptureTime, _ update: (inout ExchangeRecord) -> Void) -> ExchangeRecord? {
+        guard var rec = exchanges[ex] else { return nil }
+        rec.end = t
+        update(&rec)
+        exchanges[ex] = rec
+        return rec
+    }
+
+    /// Exchanges in request order.
+    public var records: [ExchangeRecord] { order.compactMap { exchanges[$0] } }
+
+    /// Drops a finished exchange (live logging keeps memory flat this way).
+    public mutating func forget(_ ex: Int) {
+        exchanges.removeValue(forKey: ex)
+    }
+}

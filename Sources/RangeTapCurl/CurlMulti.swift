@@ -1,0 +1,147 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// One libcurl multi handle driven by one dedicated thread (`curl_multi_poll`), shared by all
+/// transfers so upstream connections are reused. Other threads talk to it only through
+/// commands, which wake the poll with `curl_multi_wakeup`.
+public final class CurlMulti: Sendable {
+    private enum Command {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+        case unpause(CurlTransfer)
+    }
+
+    private struct Shared {
+        var commands: [Command] = []
+        var stopping = false
+        var active = 0
+    }
+
+    private let multi: SendablePointer
+    private let shared = Mutex(Shared())
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Initialises libcurl (once per process) and starts the thread.
+    public init(maxConnections: Int = 64) throws(CurlError) {
+        let rc = CurlGlobal.initialise()
+        guard rc == 0 else { throw .globalInit(rc) }
+        guard let m = curl_multi_init() else { throw .multiInit }
+        _ = ccurl_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, maxConnections)
+        multi = SendablePointer(m)
+        let thread = Thread { [self] in self.run() }
+        thread.name = "rangetap-curl"
+        thread.start()
+    }
+
+    /// Number of transfers libcurl holds right now (for leak checks).
+    public var activeTransfers: Int { shared.withLock { $0.active } }
+
+    /// Starts a transfer; its delegate is called on the multi thread from now on.
+    public func start(_ transfer: CurlTransfer) { post(.start(transfer)) }
+
+    /// Aborts a transfer at once; its delegate then gets `didFinish(.cancelled)` unless it finished already.
+    public func cancel(_ transfer: CurlTransfer) { post(.cancel(transfer)) }
+
+    /// Resumes a transfer paused by its delegate.
+    public func unpause(_ transfer: CurlTransfer) { post(.unpause(transfer)) }
+
+    /// Cancels every transfer, stops the thread and frees the multi handle. Call once.
+    public func shutdown() {
+        let already = shared.withLock { s -> Bool in
+            defer { s.stopping = true }
+            return s.stopping
+        }
+        guard !already else { return }
+        _ = curl_multi_wakeup(multi.pointer)
+        stopped.wait()
+    }
+
+    private func post(_ command: Command) {
+        let accepted = shared.withLock { s -> Bool in
+            guard !s.stopping else { return false }
+            s.commands.append(command)
+            return true
+        }
+        if accepted {
+            _ = curl_multi_wakeup(multi.pointer)
+        } else if case .start(let t) = command {
+            t.delegate.transfer(t, didFinish: .failed(code: -1, message: "rangetap is shutting down"))
+        }
+    }
+
+    private func run() {
+        let m = multi.pointer
+        var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+        var running: Int32 = 0
+
+        func finish(_ t: CurlTransfer, _ result: CurlResult) {
+            guard !t.finished, let easy = t.easy else { return }
+            t.finished = true
+            curl_multi_remove_handle(m, easy)
+            transfers.removeValue(forKey: easy)
+            t.release()
+            shared.withLock { $0.active = transfers.count }
+            t.delegate.transfer(t, didFinish: result)
+        }
+
+        while true {
+            let (commands, stopping) = shared.withLock { s -> ([Command], Bool) in
+                defer { s.commands.removeAll() }
+                return (s.commands, s.stopping)
+            }
+            for command in commands {
+                switch command {
+                case .start(let t):
+                    if let problem = t.prepare() {
+                        t.release()
+                        t.delegate.transfer(t, didFinish: .failed(code: -1, message: problem))
+                        continue
+                    }
+                    transfers[t.easy!] = t
+                    curl_multi_add_handle(m, t.easy)
+                    shared.withLock { $0.active = transfers.count }
+                case .cancel(let t):
+                    finish(t, .cancelled)
+                case .unpause(let t):
+                    guard !t.finished, t.paused, let easy = t.easy else { continue }
+                    t.paused = false
+                    // May call the write callback from inside, which may pause again.
+                    _ = curl_easy_pause(easy, ccurl_pause_cont)
+                }
+            }
+            if stopping {
+                for t in Array(transfers.values) { finish(t, .cancelled) }
+                break
+            }
+            curl_multi_perform(m, &running)
+            var queued: Int32 = 0
+            while let msg = curl_multi_info_read(m, &queued) {
+                guard ccurl_msg_is_done(msg) != 0, let easy = ccurl_msg_easy_handle(msg), let t = transfers[easy] else { continue }
+                let code = ccurl_msg_result(msg)
+                if code == CURLE_OK {
+                    finish(t, .ok)
+                } else {
+                    var text = t.errorText
+                    if text.isEmpty { text = String(cString: curl_easy_strerror(code)) }
+                    finish(t, .failed(code: Int(code.rawValue), message: text))
+                }
+            }
+            curl_multi_poll(m, nil, 0, 1000, nil)
+        }
+        curl_multi_cleanup(m)
+        stopped.signal()
+    }
+}
+
+/// A C pointer that is only dereferenced on the multi thread (or via thread-safe libcurl calls).
+struct SendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// `curl_global_init`, exactly once per process.
+enum CurlGlobal {
+    private static let result: Int = Int(curl_global_init(ccurl_global_default).rawValue)
+    static func initialise() -> Int { result }
+}

@@ -1,0 +1,62 @@
+/// What one upstream transfer asks for.
+public struct CurlRequest: Sendable {
+    /// Absolute http or https URL.
+    public var url: String
+    /// Method, sent as given.
+    public var method: String
+    /// Header lines `Name: value` to send, in order (`Name:` with no value removes a libcurl default).
+    public var headers: [String]
+    /// Request body, if any.
+    public var body: [UInt8]?
+    /// Skip TLS certificate verification (for test servers).
+    public var insecure: Bool
+    /// Connect timeout in milliseconds.
+    public var connectTimeoutMs: Int
+    /// Receive buffer size (`CURLOPT_BUFFERSIZE`): the largest chunk one read delivers.
+    public var bufferSize: Int
+    /// Ask for HTTP/1.0 instead of HTTP/1.1.
+    public var http10: Bool
+
+    /// Creates a request.
+    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.insecure = insecure
+        self.connectTimeoutMs = connectTimeoutMs
+        self.bufferSize = bufferSize
+        self.http10 = http10
+    }
+}
+
+/// What the body callback tells libcurl to do with the bytes it was handed.
+public enum CurlWriteDecision: Sendable {
+    /// The bytes were taken.
+    case consumed
+    /// Not taken: pause the transfer; libcurl hands the same bytes again after ``CurlMulti/unpause(_:)``.
+    case pause
+    /// Abort the transfer (it finishes with `CURLE_WRITE_ERROR`).
+    case abort
+}
+
+/// How a transfer ended.
+public enum CurlResult: Sendable, Equatable {
+    /// The response ended as framed.
+    case ok
+    /// libcurl failed: its CURLcode and error text.
+    case failed(code: Int, message: String)
+    /// Cancelled through ``CurlMulti/cancel(_:)``.
+    case cancelled
+}
+
+/// Receives a transfer's data. Every method is called on the ``CurlMulti`` thread and must not block.
+public protocol CurlTransferDelegate: AnyObject, Sendable {
+    /// One raw header line, terminator included, exactly as received (status lines and the
+    /// blank line too, for every 1xx response and for trailers).
+    func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer)
+    /// Body bytes as read from the socket (after chunked decoding).
+    func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision
+    /// Called exactly once per started transfer, after libcurl let go of it.
+    func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult)
+}

@@ -1,0 +1,116 @@
+import CCurl
+
+/// One upstream transfer: an easy handle plus its delegate.
+///
+/// Created on any thread; after ``CurlMulti/start(_:)`` it is touched only on the multi thread.
+public final class CurlTransfer: @unchecked Sendable {
+    /// What is fetched.
+    public let request: CurlRequest
+    /// Who receives the data.
+    public let delegate: any CurlTransferDelegate
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    var paused = false
+    var finished = false
+
+    /// A transfer that does nothing until started.
+    public init(request: CurlRequest, delegate: any CurlTransferDelegate) {
+        self.request = request
+        self.delegate = delegate
+    }
+
+    /// Whether libcurl opened a new connection for this transfer (false: reused one), and the
+    /// connection's local port. Valid on the multi thread once headers arrive.
+    public func connectionInfo() -> (reused: Bool, localPort: Int)? {
+        guard let easy else { return nil }
+        var connects: Int = 0
+        var port: Int = 0
+        guard ccurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK,
+              ccurl_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port) == CURLE_OK
+        else { return nil }
+        return (connects == 0, port)
+    }
+
+    /// Builds the easy handle. Returns an error text when libcurl refuses an option.
+    func prepare() -> String? {
+        guard let easy = curl_easy_init() else { return "curl_easy_init failed" }
+        self.easy = easy
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var bad: String?
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK, bad == nil { bad = "\(what): \(String(cString: curl_easy_strerror(code)))" }
+        }
+        check(ccurl_easy_setopt_string(easy, CURLOPT_URL, request.url), "URL \(request.url)")
+        check(ccurl_easy_setopt_string(easy, CURLOPT_PROXY, ""), "PROXY")
+        check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
+        check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")
+        check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, request.bufferSize), "BUFFERSIZE")
+        check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1), "TCP_NODELAY")
+        check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, &errorBuffer), "ERRORBUFFER")
+        if request.insecure {
+            check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
+            check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
+        }
+        switch request.method {
+        case "GET": break
+        case "HEAD": check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "NOBODY")
+        default: check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method), "CUSTOMREQUEST")
+        }
+        if let body = request.body {
+            check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
+            if body.isEmpty {
+                check(ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""), "COPYPOSTFIELDS")
+            } else {
+                body.withUnsafeBytes { p in
+                    check(ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: p.baseAddress!)), "COPYPOSTFIELDS")
+                }
+            }
+        }
+        for line in request.headers {
+            headerList = curl_slist_append(headerList, line)
+        }
+        if let headerList { check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "HTTPHEADER") }
+        check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
+        check(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
+        check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
+        check(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
+        check(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        return bad
+    }
+
+    /// The error text libcurl left for the last failure.
+    var errorText: String {
+        errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Frees the easy handle and header list (after removal from the multi handle).
+    func release() {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+}
+
+private let curlHeaderCallback: ccurl_data_callback = { ptr, size, count, userdata in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    let n = size * count
+    transfer.delegate.transfer(transfer, didReceiveHeaderLine: UnsafeRawBufferPointer(start: ptr, count: n))
+    return n
+}
+
+private let curlWriteCallback: ccurl_data_callback = { ptr, size, count, userdata in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    let n = size * count
+    switch transfer.delegate.transfer(transfer, didReceiveBody: UnsafeRawBufferPointer(start: ptr, count: n)) {
+    case .consumed:
+        return n
+    case .pause:
+        transfer.paused = true
+        return ccurl_writefunc_pause
+    case .abort:
+        return 0
+    }
+}

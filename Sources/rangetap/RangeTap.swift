@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct RangeTap: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rangetap", abstract: "Record and inspect HTTP range traffic.")
+}
