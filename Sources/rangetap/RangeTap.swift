@@ -1,6 +1,12 @@
 import ArgumentParser
 
+/// The `rangetap` command: parses flags and calls the libraries.
 @main
-struct RangeTap: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rangetap", abstract: "Record and inspect HTTP range traffic.")
+struct RangeTap: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rangetap",
+        abstract: "Record and inspect HTTP range traffic: every range request, chunk and cancel, timestamped.",
+        version: "0.1.0",
+        subcommands: [RecordCommand.self, SummaryCommand.self]
+    )
 }

@@ -1,0 +1,38 @@
+/// The plain-text summary of a capture: one line per exchange, then totals.
+public struct CaptureSummaryReport: Sendable {
+    /// The header of the capture.
+    public let header: CaptureHeader
+    /// Exchanges in request order.
+    public let exchanges: [ExchangeRecord]
+    /// Errors not tied to an exchange.
+    public let connectionErrors: [ErrorEvent]
+    /// Client connections.
+    public let connections: Int
+    /// Whether the capture ended in an incomplete line (writer killed or still writing).
+    public let truncatedTail: Bool
+
+    /// Reads the capture at `path`.
+    public init(path: String) throws {
+        let reader = try CaptureReader(path: path)
+        var log = ExchangeLog(keepChunks: false)
+        try reader.forEachEvent { log.apply($0) }
+        header = reader.header
+        exchanges = log.records
+        connectionErrors = log.connectionErrors
+        connections = log.connections
+        truncatedTail = reader.truncatedTail
+    }
+
+    /// The report text.
+    public var text: String {
+        var out = "capture started \(header.startedAt) by \(header.tool)\(header.bodies ? "" : " (no bodies)")\n"
+        for r in exchanges { out += r.summaryLine + "\n" }
+        for e in connectionErrors { out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(e.message)\n" }
+        let bytes = exchanges.reduce(Int64(0)) { $0 + $1.bytesReceived }
+        let cancels = exchanges.filter { $0.outcome == .cancelled }.count
+        let errors = exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count
+        out += "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
+        if truncatedTail { out += " (last event incomplete: capture cut off or still being written)" }
+        return out + "\n"
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import RangeTapCore
+import RangeTapCurl
+import Synchronization
+
+/// One proxied request: the libcurl delegate on the upstream thread, and the messages it
+/// posts to its client connection's event loop.
+///
+/// Per chunk, on the upstream thread: one copy of libcurl's bytes into a `ByteBuffer`, a
+/// flow-control check, one chunk event queued to the capture writer (sharing that buffer) and
+/// one task posted to the event loop. Nothing is logged, nothing waits on disk.
+final class Exchange: CurlTransferDelegate, @unchecked Sendable {
+    /// What the upstream thread tells the connection.
+    enum Message {
+        case head(status: Int, headers: HTTPHeaders)
+        case body(ByteBuffer)
+        case end
+        case failed(String)
+    }
+
+    let id: Int
+    let connection: Int
+    let context: RecordingContext
+    let flow: FlowControl
+    private let loop: any EventLoop
+    private let deliver: @Sendable (Exchange, Message) -> Void
+    private let cancelInfo = Mutex<(t: CaptureTime, delivered: Int64, sendBuffer: Int?)?>(nil)
+    private(set) var transfer: CurlTransfer?
+
+    // Upstream thread only.
+    private var assembler = UpstreamHeadAssembler()
+    private var received: Int64 = 0
+    private var resourceBase: Int64?
+    private var status = 0
+
+    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
+        self.id = id
+        self.connection = connection
+        self.context = context
+        self.loop = loop
+        self.deliver = deliver
+        self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater)
+    }
+
+    /// Starts the upstream transfer.
+    func start(_ request: CurlRequest) {
+        let t = CurlTransfer(request: request, delegate: self)
+        transfer = t
+        context.multi.start(t)
+    }
+
+    /// Event loop: the client went away having accepted `delivered` body bytes.
+    func cancel(delivered: Int64, sendBuffer: Int?) {
+        cancelInfo.withLock { $0 = (context.clock.now(), delivered, sendBuffer) }
+        if let transfer { context.multi.cancel(transfer) }
+    }
+
+    /// Event loop: resume a transfer paused for back-pressure.
+    func resume() {
+        if let transfer { context.multi.unpause(transfer) }
+    }
+
+    // MARK: CurlTransferDelegate (upstream thread)
+
+    func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
+        let now = context.clock.now()
+        switch assembler.add(Latin1.string(line)) {
+        case .none:
+            break
+        case .interim(let status, let lines):
+            context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
+        case .final(let status, let lines):
+            self.status = status
+            let info = transfer.connectionInfo()
+            context.writer.record(.response(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused, upstreamPort: info?.localPort)))
+            if status == 206, let cr = lines.first(named: "Content-Range"), let parsed = try? ContentRange.parse(cr) {
+                resourceBase = parsed.range?.first
+            } else if status == 200 {
+                resourceBase = 0
+            }
+            deliver(self, .head(status: status, headers: HeaderForwarding.clientResponseHeaders(lines)))
+        }
+    }
+
+    func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
+        if cancelInfo.withLock({ $0 != nil }) { return .abort }
+        guard flow.admit(bytes.count) else { return .pause }
+        let now = context.clock.now()
+        var buffer = context.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        let chunk = ChunkEvent(t: now, exchange: id, size: bytes.count, offset: received, resourceOffset: resourceBase.map { $0 + received }, bodyOffset: nil)
+        received += Int64(bytes.count)
+        context.writer.recordChunk(chunk, bytes: buffer)
+        deliver(self, .body(buffer))
+        return .consumed
+    }
+
+    func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
+        let now = context.clock.now()
+        if let cancel = cancelInfo.withLock({ $0 }) {
+            context.writer.record(.cancel(CancelEvent(t: cancel.t, exchange: id, delivered: cancel.delivered, received: received, sendBuffer: cancel.sendBuffer, sha256: "")))
+            return
+        }
+        switch result {
+        case .ok:
+            context.writer.record(.end(EndEvent(t: now, exchange: id, bytes: received, sha256: "", trailers: context.redact(assembler.trailers))))
+            deliver(self, .end)
+        case .failed(let code, let message):
+            let text = "upstream failed: \(message) (curl error \(code))"
+            context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
+            deliver(self, .failed(text))
+        case .cancelled:
+            // Cancelled without a client close: the proxy is shutting down.
+            context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
+            deliver(self, .failed("rangetap is shutting down"))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import NIOHTTP1
+import RangeTapCore
+
+/// Which headers cross the proxy, per RFC 9110 §7.6.1: hop-by-hop fields and those named in
+/// `Connection` stop here; everything else passes in order, name case kept.
+enum HeaderForwarding {
+    /// Fields that are always hop-by-hop, lowercased.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// Lowercased names the `Connection` fields list.
+    static func connectionTokens(_ values: [Substring]) -> Set<String> {
+        var set = Set<String>()
+        for v in values {
+            for token in v.split(separator: ",") {
+                set.insert(token.trimmingCharacters(in: " \t").lowercased())
+            }
+        }
+        return set
+    }
+
+    /// Header lines `Name: value` for libcurl, from a client request. Host is left to libcurl
+    /// (it derives it from the URL), Content-Length from the body, and `Accept:`/`Expect:` are
+    /// blanked when the client sent none so libcurl adds nothing of its own.
+    static func upstreamRequestLines(_ headers: HTTPHeaders) -> [String] {
+        let listed = connectionTokens(headers[canonicalForm: "connection"])
+        var out: [String] = []
+        var sawAccept = false
+        var sawExpect = false
+        for (name, value) in headers {
+            let lower = name.lowercased()
+            if hopByHop.contains(lower) || listed.contains(lower) { continue }
+            if lower == "host" || lower == "content-length" || lower == "proxy-authorization" { continue }
+            if lower == "accept" { sawAccept = true }
+            if lower == "expect" { sawExpect = true }
+            // libcurl treats "Name:" as removal and "Name;" as an empty value.
+            out.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if !sawAccept { out.append("Accept:") }
+        if !sawExpect { out.append("Expect:") }
+        return out
+    }
+
+    /// The client-facing headers of an upstream response: field lines in order and case,
+    /// hop-by-hop fields removed.
+    static func clientResponseHeaders(_ lines: [HeaderLine]) -> HTTPHeaders {
+        let fields = lines.compactMap { line -> (String, String)? in
+            guard let n = line.name, let v = line.value else { return nil }
+            return (String(n), String(v))
+        }
+        let listed = connectionTokens(fields.filter { $0.0.lowercased() == "connection" }.map { Substring($0.1) })
+        var headers = HTTPHeaders()
+        for (name, value) in fields {
+            let lower = name.lowercased()
+            if hopByHop.contains(lower) || listed.contains(lower) { continue }
+            headers.add(name: name, value: value)
+        }
+        return headers
+    }
+
+    /// The request's header lines as the capture stores them.
+    static func captureLines(_ headers: HTTPHeaders, keepSecrets: Bool) -> [HeaderLine] {
+        let lines = headers.map { HeaderLine(raw: "\($0.name): \($0.value)\r\n") }
+        return keepSecrets ? lines : lines.redactingSecrets()
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+}

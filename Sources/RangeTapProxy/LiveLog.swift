@@ -1,0 +1,56 @@
+import Foundation
+import RangeTapCore
+import Synchronization
+
+/// Totals of a recording, for the closing summary line.
+public struct RecordingSummary: Sendable, Equatable {
+    /// Client connections.
+    public var connections = 0
+    /// Exchanges finished (ended, cancelled or failed).
+    public var exchanges = 0
+    /// Body bytes received from upstream.
+    public var bytes: Int64 = 0
+    /// Exchanges the client cancelled.
+    public var cancels = 0
+    /// Exchanges or connections that failed.
+    public var errors = 0
+    /// CONNECT tunnels.
+    public var tunnels = 0
+}
+
+/// Watches the events the capture writer has written and prints one line per finished
+/// exchange. Runs on the writer thread, off the forwarding path.
+final class LiveLog: Sendable {
+    private let sink: (@Sendable (String) -> Void)?
+    private let state = Mutex((log: ExchangeLog(keepChunks: false), summary: RecordingSummary()))
+
+    init(sink: (@Sendable (String) -> Void)?) {
+        self.sink = sink
+    }
+
+    var summary: RecordingSummary { state.withLock { $0.summary } }
+
+    func observe(_ event: CaptureEvent) {
+        let line: String? = state.withLock { s in
+            switch event {
+            case .connectionOpen: s.summary.connections += 1
+            case .error(let e) where e.exchange == nil:
+                s.summary.errors += 1
+                return "conn \(e.connection.map(String.init) ?? "?") ERROR \(e.message)"
+            default: break
+            }
+            guard let done = s.log.apply(event) else { return nil }
+            s.log.forget(done.id)
+            s.summary.exchanges += 1
+            s.summary.bytes += done.bytesReceived
+            switch done.outcome {
+            case .cancelled: s.summary.cancels += 1
+            case .failed: s.summary.errors += 1
+            default: break
+            }
+            if case .tunnel = event { s.summary.tunnels += 1 }
+            return done.summaryLine
+        }
+        if let line, let sink { sink(line) }
+    }
+}

@@ -1,0 +1,54 @@
+/// How ``ProxyServer`` listens, forwards and records.
+public struct ProxyConfiguration: Sendable {
+    /// Address to listen on; 127.0.0.1 unless ``allowRemote``.
+    public var listenHost: String
+    /// Port to listen on (0: any free port; see ``ProxyServer/localPort``).
+    public var listenPort: Int
+    /// Reverse-proxy base URL (`http://` or `https://`): origin-form requests go there.
+    public var upstream: String?
+    /// Capture directory to create.
+    public var capturePath: String
+    /// Record body bytes (false: timings and hashes only).
+    public var recordBodies: Bool
+    /// Keep `Authorization`, `Cookie`, `Set-Cookie` and `Proxy-Authorization` values in the capture.
+    public var keepSecrets: Bool
+    /// SO_SNDBUF for client sockets, to measure cancel points tightly.
+    public var clientSendBuffer: Int?
+    /// Permit a listen address other than loopback.
+    public var allowRemote: Bool
+    /// Skip TLS verification of an https upstream.
+    public var insecureUpstream: Bool
+    /// libcurl read size: the largest chunk.
+    public var upstreamBufferSize: Int
+    /// Per exchange, pause upstream when this many bytes wait for the client.
+    public var flowHighWater: Int
+    /// Resume when the backlog falls to this.
+    public var flowLowWater: Int
+    /// Largest request body accepted (bodies are sent upstream once complete).
+    public var maxRequestBody: Int
+    /// Event-loop threads for client connections.
+    public var eventLoopThreads: Int
+
+    /// A configuration with defaults for everything but the capture path.
+    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {
+        self.listenHost = listenHost
+        self.listenPort = listenPort
+        self.upstream = upstream
+        self.capturePath = capturePath
+        self.recordBodies = recordBodies
+        self.keepSecrets = keepSecrets
+        self.clientSendBuffer = clientSendBuffer
+        self.allowRemote = allowRemote
+        self.insecureUpstream = insecureUpstream
+        self.upstreamBufferSize = upstreamBufferSize
+        self.flowHighWater = flowHighWater
+        self.flowLowWater = flowLowWater
+        self.maxRequestBody = maxRequestBody
+        self.eventLoopThreads = eventLoopThreads
+    }
+
+    /// Whether the listen host is a loopback address.
+    public var listensOnLoopback: Bool {
+        listenHost == "127.0.0.1" || listenHost == "::1" || listenHost == "localhost" || listenHost.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,33 @@
+/// The proxy could not start or could not be configured as asked.
+public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Code: Sendable, Hashable {
+        case remoteListenNotAllowed(String)
+        case badUpstream(String)
+        case bindFailed(String, String)
+        case setup(String)
+    }
+    private let code: Code
+    private init(_ code: Code) { self.code = code }
+
+    /// A non-loopback listen address without `--allow-remote`.
+    public static func remoteListenNotAllowed(_ host: String) -> Self { .init(.remoteListenNotAllowed(host)) }
+    /// `--upstream` is not an absolute http(s) URL.
+    public static func badUpstream(_ url: String) -> Self { .init(.badUpstream(url)) }
+    /// The listen address could not be bound.
+    public static func bindFailed(_ address: String, _ reason: String) -> Self { .init(.bindFailed(address, reason)) }
+    /// libcurl or the capture could not be set up.
+    public static func setup(_ reason: String) -> Self { .init(.setup(reason)) }
+
+    public var description: String {
+        switch code {
+        case .remoteListenNotAllowed(let host):
+            "refusing to listen on \(host): a proxy reachable from other machines is an open proxy. Listen on 127.0.0.1, or pass --allow-remote if you mean it."
+        case .badUpstream(let url):
+            "--upstream \(url) is not an absolute http:// or https:// URL (example: --upstream https://cdn.example.com)"
+        case .bindFailed(let address, let reason):
+            "cannot listen on \(address): \(reason). Choose another port with --listen 127.0.0.1:PORT."
+        case .setup(let reason):
+            reason
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import RangeTapCore
+import RangeTapCurl
+import Synchronization
+
+/// The recording proxy: a SwiftNIO HTTP/1.1 listener for clients, libcurl for upstream, and a
+/// capture writer. Usable from the command line and from tests (bind port 0, read
+/// ``localPort``, ``stop()`` when done).
+public final class ProxyServer: Sendable {
+    /// The configuration it runs with.
+    public let configuration: ProxyConfiguration
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let context: RecordingContext
+    private let live: LiveLog
+    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let clients = ClientRegistry()
+    private let stopped = Mutex(false)
+
+    /// Creates the capture and the upstream engine; nothing listens until ``start()``.
+    /// `lineSink` receives one line per finished exchange (the CLI prints them to stderr).
+    public init(configuration: ProxyConfiguration, logger: Logger, lineSink: (@Sendable (String) -> Void)? = nil) throws(ProxyError) {
+        if !configuration.allowRemote && !configuration.listensOnLoopback {
+            throw .remoteListenNotAllowed(configuration.listenHost)
+        }
+        if let upstream = configuration.upstream {
+            let lower = upstream.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), RequestTarget.authority(of: upstream)?.isEmpty == false else {
+                throw .badUpstream(upstream)
+            }
+        }
+        self.configuration = configuration
+        self.logger = logger
+        let clock = MonotonicClock()
+        let live = LiveLog(sink: lineSink)
+        self.live = live
+        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: Self.iso8601Now(), bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream)
+        let writer: CaptureWriter
+        do {
+            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies)) { live.observe($0) }
+        } catch {
+            throw .setup(error.description)
+        }
+        let multi: CurlMulti
+        do {
+            multi = try CurlMulti()
+        } catch {
+            writer.close()
+            throw .setup(error.description)
+        }
+        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, multi: multi)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+    }
+
+    /// Binds and starts accepting clients. Returns the bound port.
+    @discardableResult
+    public func start() async throws(ProxyError) -> Int {
+        let context = self.context
+        let clients = self.clients
+        var bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 4)
+        if let sndbuf = configuration.clientSendBuffer {
+            bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(sndbuf))
+        }
+        bootstrap = bootstrap.childChannelInitializer { channel in
+            clients.track(channel)
+            return channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                let names = TunnelStarter.httpHandlerNames
+                try sync.addHandler(HTTPResponseEncoder(), name: names[0])
+                try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
+                try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
+                try sync.addHandler(HTTPServerProtocolErrorHandler(), name: names[3])
+                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context)), name: names[4])
+            }
+        }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.listenHost, port: configuration.listenPort).get()
+        } catch {
+            throw .bindFailed("\(configuration.listenHost):\(configuration.listenPort)", "\(error)")
+        }
+        serverChannel.withLock { $0 = channel }
+        let port = channel.localAddress?.port ?? configuration.listenPort
+        context.boundPort.store(port, ordering: .relaxed)
+        logger.info("listening", metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
+        return port
+    }
+
+    /// The bound port, once started.
+    public var localPort: Int { context.boundPort.load(ordering: .relaxed) }
+
+    /// Totals so far.
+    public var summary: RecordingSummary { live.summary }
+
+    /// Upstream transfers in progress (for leak checks).
+    public var activeUpstreamTransfers: Int { context.multi.activeTransfers }
+
+    /// Open client connections (for leak checks).
+    public var openClientConnections: Int { clients.count }
+
+    /// Stops accepting, closes client connections (open exchanges are recorded as cancelled),
+    /// stops libcurl, and closes the capture so it ends with complete events. Idempotent.
+    public func stop() async {
+        let already = stopped.withLock { s -> Bool in
+            defer { s = true }
+            return s
+        }
+        guard !already else { return }
+        if let channel = serverChannel.withLock({ $0 }) {
+            try? await channel.close()
+        }
+        let open = clients.open
+        for channel in open {
+            channel.close(promise: nil)
+            try? await channel.closeFuture.get()
+            try? await channel.eventLoop.submit {}.get()
+        }
+        context.multi.shutdown()
+        context.writer.close()
+        try? await group.shutdownGracefully()
+    }
+
+    /// The capture writer's first write error, if any.
+    public var captureWriteError: CaptureError? { context.writer.writeError }
+
+    private static func iso8601Now() -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date())
+    }
+}

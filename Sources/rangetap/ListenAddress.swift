@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// `HOST:PORT`, `:PORT` or `PORT` (host 127.0.0.1); `[::1]:PORT` for IPv6.
+struct ListenAddress {
+    var host: String
+    var port: Int
+
+    init(_ text: String) throws {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            let h = text[..<colon]
+            if !h.isEmpty { host = String(h.hasPrefix("[") && h.hasSuffix("]") ? h.dropFirst().dropLast() : h) }
+            portText = text[text.index(after: colon)...]
+        }
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw ValidationError("--listen \(text): expected HOST:PORT such as 127.0.0.1:8080 (port 0 picks a free one)")
+        }
+        self.host = host
+        self.port = port
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RangeTapCore
+import RangeTapProxy
+
+/// `rangetap record`: the recording proxy.
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Run a recording HTTP proxy and write every exchange to a capture.",
+        discussion: """
+        Point a client at it as a proxy (curl -x http://127.0.0.1:8080, http_proxy=, ffmpeg -http_proxy), \
+        or pass --upstream URL to use it as a reverse proxy. Ctrl-C closes the capture cleanly.
+        """
+    )
+
+    @Option(name: .long, help: "Address to listen on, HOST:PORT or PORT.")
+    var listen: String = "127.0.0.1:8080"
+
+    @Option(name: .long, help: "Reverse-proxy mode: send origin-form requests to this http(s) URL.")
+    var upstream: String?
+
+    @Option(name: [.short, .customLong("output")], help: "Capture directory to create (NAME.rtap).")
+    var output: String
+
+    @Flag(name: .long, help: "Record timings, heads and SHA-256 only, not body bytes.")
+    var noBodies = false
+
+    @Flag(name: .long, help: "Keep Authorization, Cookie, Set-Cookie and Proxy-Authorization values in the capture.")
+    var keepSecrets = false
+
+    @Option(name: .long, help: "SO_SNDBUF for client sockets, in bytes, to measure cancel points tightly.")
+    var clientSndbuf: Int?
+
+    @Flag(name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
+    var allowRemote = false
+
+    @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
+    var insecure = false
+
+    @Flag(name: .shortAndLong, help: "Log proxy internals to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        _ = try ListenAddress(listen)
+        if let s = clientSndbuf, s < 1024 { throw ValidationError("--client-sndbuf must be at least 1024 bytes") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = .warning
+            return h
+        }
+        var logger = Logger(label: "rangetap")
+        logger.logLevel = verbose ? .debug : .warning
+        let address = try ListenAddress(listen)
+        let config = ProxyConfiguration(
+            listenHost: address.host, listenPort: address.port, upstream: upstream, capturePath: output,
+            recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: clientSndbuf,
+            allowRemote: allowRemote, insecureUpstream: insecure)
+        let stderr = StandardError()
+        let server: ProxyServer
+        do {
+            server = try ProxyServer(configuration: config, logger: logger) { line in stderr.write(line) }
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        let port: Int
+        do {
+            port = try await server.start()
+        } catch {
+            await server.stop()
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        if !config.listensOnLoopback {
+            stderr.write("rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
+        }
+        let mode = upstream.map { "reverse proxy to \($0)" } ?? "forward proxy (curl -x http://\(address.host):\(port))"
+        stderr.write("rangetap: recording to \(output) — \(mode) on \(address.host):\(port); Ctrl-C to stop")
+        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        await server.stop()
+        let s = server.summary
+        stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.exchanges) exchanges on \(s.connections) connections, \(s.bytes) body bytes, \(s.cancels) cancelled, \(s.errors) errors, \(s.tunnels) tunnels -> \(output)")
+        if let error = server.captureWriteError {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

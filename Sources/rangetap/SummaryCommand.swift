@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import RangeTapCore
+
+/// `rangetap summary`: one line per exchange and the totals of a capture.
+struct SummaryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summary",
+        abstract: "Print each exchange of a capture (range asked, status, Content-Range, bytes, cancels) and totals."
+    )
+
+    @Argument(help: "Capture directory (NAME.rtap).")
+    var capture: String
+
+    func run() throws {
+        let report: CaptureSummaryReport
+        do {
+            report = try CaptureSummaryReport(path: capture)
+        } catch {
+            StandardError().write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        print(report.text, terminator: "")
+    }
+}

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""quirk_origin.py - a deliberately non-conforming HTTP/1.1 origin for rangetap tests.
+
+Standard library only, raw sockets (no http.server) so every byte on the wire is
+exactly what the mode below says.  Binds 127.0.0.1 only.
+
+Usage:
+    python3 quirk_origin.py --port N [--size BYTES]
+
+--port 0 picks an ephemeral port.  Once listening it prints exactly one line
+"PORT <number>" to stdout (flushed), then serves until SIGTERM/SIGINT (exit 0).
+
+Resource: SIZE bytes (default 1048576) where
+
+    byte[i] = (i * 7 + i // 256) % 256
+
+Modes (by path; any query string is ignored for routing):
+  /normal            correct RFC 9110: 200, 206 + Content-Range, 416 bytes */LEN
+  /lowercase         like normal, header names accept-ranges, Content-range,
+                     content-Length, Content-type
+  /no-accept-ranges  like normal, no Accept-Ranges header (still answers 206)
+  /ignore-range      always 200 with the full body, no Accept-Ranges
+  /slow              like normal, body in 4096-byte pieces with 20 ms sleeps
+                     (?delay_ms=N&piece=M override)
+  /drop              normal head, then half the promised body, then shutdown+close
+  /bare-lf           like normal, every head line (and the blank line) ends in "\\n"
+  /dup               like normal + "X-Dup: one", "x-dup: two", and a second
+                     "content-type: application/octet-stream" after Content-Type
+  /chunked           200/206 with Transfer-Encoding: chunked, 10000-byte chunks
+  /close             like normal + "Connection: close", closes afterwards
+  /http10            status line HTTP/1.0, closes after the body
+  /interim           "103 Early Hints" (Link: </style.css>; rel=preload) first
+  /echo              200 text/plain, body = exact request head bytes as received
+  /status/NNN        status NNN (200-599), Content-Length: 0 (none for 204/304)
+  anything else      404 with a short body
+
+Ranges: single range "bytes=a-b", "bytes=a-", "bytes=-n" (only the first range
+of a list is used; syntactically invalid Range headers are ignored -> 200).
+Keep-alive is the HTTP/1.1 default; the connection closes after a response when
+the client sent "Connection: close" (or spoke HTTP/1.0 without keep-alive) or
+when the mode closes.  One stderr line per request:
+    quirk: METHOD TARGET range=... -> STATUS bytes=N   (body bytes really written)
+"""
+import argparse
+import http
+import re
+import signal
+import socket
+import socketserver
+import sys
+import time
+from urllib.parse import parse_qs, urlsplit
+
+MAX_HEAD = 64 * 1024
+RESOURCE = b""  # filled in main()
+
+NAMES = {"ct": "Content-Type", "ar": "Accept-Ranges", "cr": "Content-Range", "cl": "Content-Length"}
+LOWER = {"ct": "Content-type", "ar": "accept-ranges", "cr": "Content-range", "cl": "content-Length"}
+RESOURCE_MODES = {"normal", "lowercase", "no-accept-ranges", "ignore-range", "slow", "drop",
+                  "bare-lf", "dup", "chunked", "close", "http10", "interim"}
+RANGE_RE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.I)
+
+
+def make_resource(size):
+    """byte[i] = (i * 7 + i // 256) % 256"""
+    return bytes((i * 7 + i // 256) % 256 for i in range(size))
+
+
+def reason(status):
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "Status"
+
+
+def parse_range(value, size):
+    """Return None (no/invalid range -> full 200), 'unsat' (416) or (start, end_exclusive)."""
+    if value is None:
+        return None
+    m = RANGE_RE.match(value.split(",")[0] if "," in value else value)
+    if not m or (m.group(1) == "" and m.group(2) == ""):
+        return None
+    first, last = m.group(1), m.group(2)
+    if first == "":                      # bytes=-n (suffix)
+        n = int(last)
+        return "unsat" if n == 0 or size == 0 else (max(0, size - n), size)
+    a = int(first)
+    if last != "" and int(last) < a:
+        return None                      # invalid per RFC 9110 14.1.1 -> ignore
+    if a >= size:
+        return "unsat"
+    b = size - 1 if last == "" else min(int(last), size - 1)
+    return (a, b + 1)
+
+
+class Request:
+    def __init__(self, raw):
+        self.raw = raw                   # exact head bytes incl. terminating blank line
+        lines = [l.rstrip(b"\r").decode("latin-1") for l in raw.split(b"\n")]
+        parts = lines[0].split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+            raise ValueError("bad request line")
+        self.method, self.target, self.version = parts
+        self.headers = []                # [(lower-name, value)] in order
+        for line in lines[1:]:
+            if not line:
+                continue
+            name, sep, value = line.partition(":")
+            if not sep:
+                raise ValueError("bad header line")
+            self.headers.append((name.strip().lower(), value.strip()))
+        self.path = urlsplit(self.target).path or "/"
+        self.query = parse_qs(urlsplit(self.target).query)
+
+    def get(self, name):
+        for k, v in self.headers:
+            if k == name:
+                return v
+        return None
+
+    @property
+    def wants_close(self):
+        tokens = {t.strip().lower() for k, v in self.headers if k == "connection" for t in v.split(",")}
+        if self.version == "HTTP/1.0":
+            return "keep-alive" not in tokens
+        return "close" in tokens
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        self.sock = self.request
+        self.sock.settimeout(120)
+        self.buf = b""
+        try:
+            while True:
+                raw = self.read_head()
+                if raw is None:
+                    return
+                try:
+                    req = Request(raw)
+                except ValueError:
+                    self.simple(None, 400, b"bad request\n", close=True)
+                    return
+                self.discard_body(req)
+                if not self.respond(req):
+                    return
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+            return                       # client went away: stop quietly
+
+    # ---- I/O helpers -------------------------------------------------------
+    def read_head(self):
+        """Read up to and including the blank line (CRLFCRLF or bare LFLF)."""
+        while True:
+            self.buf = self.buf.lstrip(b"\r\n")          # tolerate stray CRLFs between requests
+            ends = [i + len(t) for t in (b"\r\n\r\n", b"\n\n") if (i := self.buf.find(t)) >= 0]
+            if ends:
+                end = min(ends)
+                raw, self.buf = self.buf[:end], self.buf[end:]
+                return raw
+            if len(self.buf) > MAX_HEAD:
+                return None
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+
+    def discard_body(self, req):
+        n = int(req.get("content-length") or 0)
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                break
+            self.buf += chunk
+        self.buf = self.buf[n:]
+
+    def send_body(self, data, piece=65536, delay=0.0):
+        """Write data in pieces; return the number of bytes actually written."""
+        written = 0
+        try:
+            for off in range(0, len(data), piece):
+                if off and delay:
+                    time.sleep(delay)
+                self.sock.sendall(data[off:off + piece])
+                written += len(data[off:off + piece])
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+            self.broken = True
+        return written
+
+    @staticmethod
+    def head(version, status, headers, eol=b"\r\n"):
+        lines = [f"{version} {status} {reason(status)}"] + [f"{k}: {v}" for k, v in headers]
+        return eol.join(l.encode("latin-1") for l in lines) + eol + eol
+
+    def log(self, req, status, nbytes):
+        method, target = (req.method, req.target) if req else ("?", "?")
+        rng = (req.get("range") if req else None) or "-"
+        print(f"quirk: {method} {target} range={rng} -> {status} bytes={nbytes}", file=sys.stderr, flush=True)
+
+    def simple(self, req, status, body, ctype="text/plain", close=False, length=True):
+        headers = [("Content-Type", ctype)] if body else []
+        if length:
+            headers.append(("Content-Length", str(len(body))))
+        if close:
+            headers.append(("Connection", "close"))
+        self.sock.sendall(self.head("HTTP/1.1", status, headers))
+        self.broken = False
+        n = self.send_body(body) if req is None or req.method != "HEAD" else 0
+        self.log(req, status, n)
+        return not (close or self.broken)
+
+    # ---- routing -------------------------------------------------------------
+    def respond(self, req):
+        """Send one response; return True to keep the connection open."""
+        close = req.wants_close or req.get("transfer-encoding") is not None  # can't resync chunked uploads
+        mode = req.path.lstrip("/")
+        if mode in RESOURCE_MODES:
+            return self.resource(req, mode, close)
+        if mode == "echo":
+            return self.simple(req, 200, req.raw, close=close)
+        m = re.fullmatch(r"status/(\d{3})", mode)
+        if m and 200 <= int(m.group(1)) <= 599:
+            st = int(m.group(1))
+            return self.simple(req, st, b"", close=close, length=st not in (204, 304))
+        return self.simple(req, 404, b"not found\n", close=close)
+
+    def resource(self, req, mode, close):
+        rng = parse_range(req.get("range"), len(RESOURCE)) if mode != "ignore-range" else None
+        if rng is None:
+            status, start, end = 200, 0, len(RESOURCE)
+        elif rng == "unsat":
+            status, start, end = 416, 0, 0
+        else:
+            status, (start, end) = 206, rng
+        body = RESOURCE[start:end]
+        n = NAMES if mode != "lowercase" else LOWER
+        headers = [(n["ct"], "video/mp4")]
+        if mode not in ("no-accept-ranges", "ignore-range"):
+            headers.append((n["ar"], "bytes"))
+        if status == 206:
+            headers.append((n["cr"], f"bytes {start}-{end - 1}/{len(RESOURCE)}"))
+        elif status == 416:
+            headers.append((n["cr"], f"bytes */{len(RESOURCE)}"))
+        chunked = mode == "chunked" and status != 416
+        headers.append(("Transfer-Encoding", "chunked") if chunked else (n["cl"], str(len(body))))
+        if mode == "dup":
+            headers += [("X-Dup", "one"), ("x-dup", "two"), ("content-type", "application/octet-stream")]
+        close = close or mode in ("close", "http10", "drop")
+        if close and mode not in ("http10", "drop"):
+            headers.append(("Connection", "close"))
+        version = "HTTP/1.0" if mode == "http10" else "HTTP/1.1"
+        eol = b"\n" if mode == "bare-lf" else b"\r\n"
+
+        if mode == "interim":
+            self.sock.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n")
+        self.sock.sendall(self.head(version, status, headers, eol))
+        self.broken = False
+        written = 0
+        if req.method == "HEAD":
+            pass
+        elif mode == "drop":
+            written = self.send_body(body[:len(body) // 2])
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.sock.close()            # abrupt: promised bytes never arrive
+        elif chunked:
+            try:
+                for off in range(0, len(body), 10000):
+                    piece = body[off:off + 10000]
+                    self.sock.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                    written += len(piece)
+                self.sock.sendall(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+                self.broken = True
+        elif mode == "slow":
+            delay_ms = int(req.query.get("delay_ms", ["20"])[0])
+            piece = max(1, int(req.query.get("piece", ["4096"])[0]))
+            written = self.send_body(body, piece, delay_ms / 1000.0)
+        else:
+            written = self.send_body(body)
+        self.log(req, status, written)
+        return not (close or self.broken)
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address):
+        pass                             # per-connection errors are not interesting
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise _Stop()
+
+
+def main():
+    global RESOURCE
+    ap = argparse.ArgumentParser(description="non-conforming HTTP/1.1 origin for tests")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--size", type=int, default=1048576)
+    args = ap.parse_args()
+    RESOURCE = make_resource(args.size)
+    server = Server(("127.0.0.1", args.port), Handler)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    print(f"PORT {server.server_address[1]}", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except _Stop:
+        pass
+    finally:
+        server.server_close()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
