@@ -279,6 +279,8 @@ def dump(*_):
     os._exit(0)
 
 signal.signal(signal.SIGTERM, dump)
+sample()
+open(out + ".ready", "w").close()   # handler installed: safe to SIGTERM from now on
 deadline = time.monotonic() + maxsec
 while time.monotonic() < deadline and os.path.exists(f"/proc/{root}"):
     sample()
@@ -289,10 +291,17 @@ PY
 SAMPLER_PID=""; SAMPLER_OUT=""
 start_sampler() {  # start_sampler ROOTPID OUTFILE
   SAMPLER_OUT=$2
-  rm -f "$SAMPLER_OUT"
+  local i
+  rm -f "$SAMPLER_OUT" "$SAMPLER_OUT.ready"
   python3 "$T/rss_sampler.py" "$1" "$SAMPLER_OUT" 0.1 3600 &
   SAMPLER_PID=$!
   PIDS+=("$SAMPLER_PID")
+  for ((i = 0; i < 100; i++)); do   # bounded: at most ~5 s
+    [[ -e $SAMPLER_OUT.ready || -s $SAMPLER_OUT ]] && break
+    pid_alive "$SAMPLER_PID" || break
+    sleep 0.05
+  done
+  return 0
 }
 SAMPLER_RESULT="-"
 stop_sampler() {  # sets SAMPLER_RESULT to the peak in MiB (or "-")
@@ -300,7 +309,11 @@ stop_sampler() {  # sets SAMPLER_RESULT to the peak in MiB (or "-")
   SAMPLER_RESULT="-"
   [[ -n $SAMPLER_PID ]] || return 0
   kill -TERM "$SAMPLER_PID" 2>/dev/null || true
-  for ((i = 0; i < 50; i++)); do [[ -s $SAMPLER_OUT ]] && break; sleep 0.1; done
+  for ((i = 0; i < 50; i++)); do
+    [[ -s $SAMPLER_OUT ]] && break
+    [[ $(ps -o stat= -p "$SAMPLER_PID" 2>/dev/null || true) == "" || $(ps -o stat= -p "$SAMPLER_PID" 2>/dev/null || true) == Z* ]] && break
+    sleep 0.1
+  done
   stop_pid "$SAMPLER_PID" TERM 20
   SAMPLER_PID=""
   if [[ -s $SAMPLER_OUT ]]; then SAMPLER_RESULT=$(awk '{printf "%.1f", $1/1024}' "$SAMPLER_OUT"); fi
