@@ -28,6 +28,10 @@
 #   peak RSS        < 64 MiB (both rangetap configurations, full transfer and 50-concurrent phase)
 #   added TTFB      < 1.5 ms vs direct (sequential 1 MiB requests)
 #
+# Run it on an otherwise idle machine (a compile on the same cores skews everything); the
+# 50-concurrent direct baseline mostly measures curl start-up on the client side, so read that
+# column as "extra delay the proxy adds under a burst", not as an absolute latency.
+#
 # Usage:
 #   tools/bench-proxy.sh                        # full run, 1 GiB file, 3 rounds
 #   BENCH_SIZE_MB=64 BENCH_ROUNDS=1 BENCH_SKIP_RANGETAP=1 tools/bench-proxy.sh   # quick smoke run
@@ -114,7 +118,9 @@ elif [[ ! -x $MITMDUMP ]]; then
   fi
   rm -f "$pip_log"
 fi
-if [[ -n $MITM_SKIP_REASON ]]; then
+if [[ $SKIP_MITM == 1 ]]; then
+  echo "skipped: mitmproxy rows (BENCH_SKIP_MITM=1)"
+elif [[ -n $MITM_SKIP_REASON ]]; then
   echo "skipped: mitmproxy could not be installed: $MITM_SKIP_REASON"
 fi
 
@@ -213,6 +219,20 @@ wait_port() {
     sleep 0.1
   done
   return 1
+}
+
+# run_curl ARGS... -> CURL_OUT (the -w output), CURL_RC. curl runs in the background and is
+# waited for, so that INT/TERM interrupt the script at once (cleanup then kills curl).
+CURL_OUT=""; CURL_RC=0
+run_curl() {
+  local pid
+  curl "$@" >"$T/curl.out" 2>/dev/null &
+  pid=$!
+  PIDS+=("$pid")
+  CURL_RC=0
+  wait "$pid" || CURL_RC=$?
+  untrack "$pid"
+  CURL_OUT=$(<"$T/curl.out")
 }
 
 median() { sort -g | awk '{a[NR]=$1} END{ if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
@@ -412,8 +432,11 @@ EOF
   [[ $cfg == socat ]] || CFG_CURLARGS=(-x "http://127.0.0.1:$port")
   wait_port "$port" "$CFG_PID" 300 || rc=$?
   if ((rc)); then
-    log "$cfg did not come up on port $port (rc=$rc); log tail:"
-    tail -n 5 "$T"/"${cfg%%-*}"*.log "$T"/"${cfg%%-*}"*.out 2>/dev/null >&2 || true
+    if ((rc == 2)); then log "$cfg exited before listening on port $port; log tail:"
+    else log "$cfg did not accept connections on port $port within 30 s; log tail:"; fi
+    local logs=("$T/$cfg.log")
+    [[ $cfg == tinyproxy ]] && logs=("$T/tinyproxy.out" "$T/tinyproxy.log")
+    tail -n 5 "${logs[@]}" >&2 2>/dev/null || true
     stop_pid "$CFG_PID" KILL 10
     CFG_PID=""
     return 1
@@ -467,9 +490,10 @@ big_round() {
   fi
   [[ -n $CFG_PID ]] && start_sampler "$CFG_PID" "$T/rss-$tag"
   log "big GET: $cfg round $round"
-  out=$(curl -s -o /dev/null --max-time "$maxt" \
-        -w '%{speed_download} %{time_starttransfer} %{size_download} %{http_code} %{time_total}' \
-        "${CFG_CURLARGS[@]}" "$CFG_URL/big.bin?b=$tag") || rc=$?
+  run_curl -s -o /dev/null --max-time "$maxt" \
+    -w '%{speed_download} %{time_starttransfer} %{size_download} %{http_code} %{time_total}' \
+    "${CFG_CURLARGS[@]}" "$CFG_URL/big.bin?b=$tag"
+  out=$CURL_OUT rc=$CURL_RC
   read -r speed ttfb size code ttotal <<<"$out"
   rss="-"
   if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; fi
@@ -537,12 +561,12 @@ ttfb_phase() {
   [[ -n $CFG_PID ]] && start_sampler "$CFG_PID" "$T/rss-$cfg-ttfb"
   log "TTFB: $cfg ($SEQ_N sequential, $CONC_N concurrent)"
   # warm-up request (not counted)
-  curl -s -o /dev/null --max-time 30 "${CFG_CURLARGS[@]}" "$CFG_URL/small.bin?b=$cfg-warm" || true
+  run_curl -s -o /dev/null --max-time 30 "${CFG_CURLARGS[@]}" "$CFG_URL/small.bin?b=$cfg-warm"
   local failed=0
   for ((i = 0; i < SEQ_N; i++)); do
-    rc=0
-    out=$(curl -s -o /dev/null --max-time 30 -w '%{time_starttransfer} %{http_code} %{size_download}' \
-          "${CFG_CURLARGS[@]}" "$CFG_URL/small.bin?b=$cfg-s$i") || rc=$?
+    run_curl -s -o /dev/null --max-time 30 -w '%{time_starttransfer} %{http_code} %{size_download}' \
+      "${CFG_CURLARGS[@]}" "$CFG_URL/small.bin?b=$cfg-s$i"
+    out=$CURL_OUT rc=$CURL_RC
     read -r t code size <<<"$out"
     if ((rc == 0)) && [[ $code == 200 && $size == "$SMALL_BYTES" ]]; then seq+=("$t"); else failed=$((failed + 1)); fi
   done

@@ -110,7 +110,7 @@ public final class NginxServer: @unchecked Sendable {
     }
 
     /// Stops nginx.
-    public func stop() { process.stop(signal: SIGQUIT) }
+    public func stop() { process.stop(signal: SIGTERM) }
     deinit { process.stop(signal: SIGTERM) }
 }
 

@@ -10,8 +10,10 @@ public final class TestProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`; stderr goes to a temporary file (see ``stderrText``).
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        // Children inherit the test runner's blocked signal mask, so they would ignore SIGTERM:
+        // exec them through a shim that clears it.
+        process.executableURL = URL(fileURLWithPath: cleanSignalShim.executable)
+        process.arguments = cleanSignalShim.arguments + [executable] + arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         stderrPath = NSTemporaryDirectory() + "rangetap-proc-\(UUID().uuidString).err"
@@ -50,7 +52,7 @@ public final class TestProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` and waits (bounded) for the exit.
-    public func stop(signal: Int32 = SIGTERM, timeout: Double = 10) {
+    public func stop(signal: Int32 = SIGTERM, timeout: Double = 3) {
         if process.isRunning { kill(pid, signal) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
@@ -81,8 +83,8 @@ public struct CommandResult: Sendable {
 /// Runs a command to completion (bounded by `timeout` seconds) and collects its output.
 public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60) throws -> CommandResult {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
+    p.executableURL = URL(fileURLWithPath: cleanSignalShim.executable)
+    p.arguments = cleanSignalShim.arguments + [executable] + arguments
     if let environment { p.environment = environment }
     let out = NSTemporaryDirectory() + "rangetap-cmd-\(UUID().uuidString)"
     _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
@@ -115,3 +117,9 @@ public struct TestFailure: Error, CustomStringConvertible {
     /// Creates a failure.
     public init(_ description: String) { self.description = description }
 }
+
+/// `python3 -c …` that unblocks all signals and execs its arguments.
+let cleanSignalShim: (executable: String, arguments: [String]) = (
+    (try? Paths.tool("python3")) ?? "/usr/bin/python3",
+    ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"]
+)
