@@ -140,6 +140,7 @@ extension CaptureEvent {
 
 /// Every key any event may carry; the `type` says which must be present.
 private struct RawEvent: Decodable {
+    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel"]
     var type: String
     var t: Int64?
     var ex: Int?
@@ -198,6 +199,8 @@ private struct RawEvent: Decodable {
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         type = try c.decode(String.self, forKey: .type)
+        // An event type from a newer writer may use these keys differently: leave it undecoded.
+        guard Self.knownTypes.contains(type) else { return }
         t = try c.decodeIfPresent(Int64.self, forKey: .t)
         ex = try c.decodeIfPresent(Int.self, forKey: .ex)
         conn = try c.decodeIfPresent(Int.self, forKey: .conn)

@@ -157,6 +157,7 @@ public final class CaptureWriter: @unchecked Sendable {
                 switch item {
                 case .chunk(var chunk, let bytes):
                     batchBytes += chunk.size
+                    chunk.bodyOffset = nil
                     bytes.withCaptureBytes { raw in
                         hashers[chunk.exchange, default: SHA256()].update(bufferPointer: raw)
                         if bodyFD >= 0 {

@@ -33,6 +33,8 @@ public struct ContentRange: Sendable, Hashable {
             length = n
         }
         if rangePart == "*" {
+            // RFC 9110 §14.4: the unsatisfied form always carries the complete length.
+            guard length != nil else { throw RangeParseError(.badLength, value) }
             return ContentRange(unit: String(unit), range: nil, completeLength: length)
         }
         guard let dash = rangePart.firstIndex(of: "-") else { throw RangeParseError(.badContentRange, value) }

@@ -139,6 +139,7 @@ public struct ExchangeLog: Sendable {
             tunnels.append(t)
             return finish(t.exchange, t: t.t) { rec in
                 rec.outcome = .complete
+                rec.status = 200  // a tunnel is only recorded once rangetap answered 200
                 rec.bytesReceived = t.down
             }
         }

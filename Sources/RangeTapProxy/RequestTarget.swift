@@ -22,7 +22,11 @@ enum RequestTarget {
                 return .failure(Refusal(status: .badRequest, message: "\(target) is not a proxy request. Point the client at rangetap as a proxy (curl -x, http_proxy=) or start rangetap with --upstream URL"))
             }
             while base.hasSuffix("/") { base.removeLast() }
-            return .success(base + target)
+            let url = base + target
+            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: base.lowercased().hasPrefix("https://")) {
+                return .failure(Refusal(status: .loopDetected, message: "--upstream \(base) is rangetap itself; that would loop"))
+            }
+            return .success(url)
         }
         return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(target.prefix(200))\": expected http://host/path or /path"))
     }

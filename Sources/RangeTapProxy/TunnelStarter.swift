@@ -35,16 +35,7 @@ struct TunnelStarter: Sendable {
                     fail(context: context, exchange: exchange, connection: connection, status: .badGateway, message: "cannot connect to \(authority): \(error)")
                 case .success(let upstream):
                     let opened = shared.clock.now()
-                    let head = HTTPResponseHead(version: head.version, status: .ok, headers: HTTPHeaders())
-                    context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-                    context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).flatMap {
-                        removeHTTPHandlers(from: clientChannel)
-                    }.flatMapThrowing {
-                        // Both channels live on this event loop.
-                        let (a, b) = TunnelGlue.pair(counters: counters)
-                        try clientChannel.pipeline.syncOperations.addHandler(a)
-                        try upstream.pipeline.syncOperations.addHandler(b)
-                    }.whenComplete { result in
+                    handOver(client: clientChannel, upstream: upstream, counters: counters).whenComplete { result in
                         if case .failure = result {
                             clientChannel.close(promise: nil)
                             upstream.close(promise: nil)
@@ -58,12 +49,28 @@ struct TunnelStarter: Sendable {
             }
     }
 
-    private func removeHTTPHandlers(from channel: any Channel) -> EventLoopFuture<Void> {
-        var future = channel.eventLoop.makeSucceededVoidFuture()
-        for name in Self.httpHandlerNames {
-            future = future.flatMap { channel.pipeline.removeHandler(name: name) }
-        }
-        return future
+    /// Replaces HTTP on the client channel by the relay. The 200 is written raw (RFC 9110 §9.3.6:
+    /// no Content-Length or Transfer-Encoding on a 2xx to CONNECT), and the request decoder goes
+    /// last, so bytes the client sent right after its CONNECT reach the tunnel.
+    private func handOver(client: any Channel, upstream: any Channel, counters: TunnelCounters) -> EventLoopFuture<Void> {
+        let names = Self.httpHandlerNames
+        let p = client.pipeline
+        return p.removeHandler(name: names[2])  // pipelining
+            .flatMap { p.removeHandler(name: names[3]) }  // errors
+            .flatMap { p.removeHandler(name: names[0]) }  // encoder
+            .flatMap {
+                var ok = client.allocator.buffer(capacity: 64)
+                ok.writeString("HTTP/1.1 200 Connection Established\r\n\r\n")
+                return client.writeAndFlush(ok)
+            }
+            .flatMapThrowing {
+                // Both channels live on this event loop.
+                let (a, b) = TunnelGlue.pair(counters: counters)
+                try client.pipeline.syncOperations.addHandler(a)
+                try upstream.pipeline.syncOperations.addHandler(b)
+            }
+            .flatMap { p.removeHandler(name: names[4]) }  // proxy
+            .flatMap { p.removeHandler(name: names[1]) }  // decoder: leftover bytes go to the glue
     }
 
     private func fail(context: ChannelHandlerContext, exchange: Int, connection: Int, status: HTTPResponseStatus, message: String) {
@@ -120,7 +127,7 @@ final class TunnelGlue: ChannelDuplexHandler, RemovableChannelHandler {
         partner = nil
     }
 
-    private var partnerWritable: Bool { partner?.context?.channel.isWritable ?? false }
+    private var partnerWritable: Bool { partner?.context?.channel.isWritable ?? true }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)

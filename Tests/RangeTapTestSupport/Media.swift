@@ -8,19 +8,15 @@ public enum Media {
     private nonisolated(unsafe) static var made: [String: String] = [:]
 
     /// A directory holding `moov-at-end.mp4` (index after the media data, so players seek to
-    /// the end first), `faststart.mp4` and `fragmented.mp4`.
+    /// the end first), `faststart.mp4` and `fragmented.mp4`, made by `tools/make-media.sh`.
     public static func directory() throws -> String {
         lock.lock()
         defer { lock.unlock() }
         if let d = made["dir"] { return d }
         let dir = NSTemporaryDirectory() + "rangetap-media-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let ffmpeg = try Paths.tool("ffmpeg")
-        let source = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=20:size=640x360:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "3M", "-g", "25", "-c:a", "aac", "-b:a", "64k", "-shortest"]
-        for (name, extra) in [("moov-at-end.mp4", [String]()), ("faststart.mp4", ["-movflags", "+faststart"]), ("fragmented.mp4", ["-movflags", "+frag_keyframe+empty_moov"])] {
-            let r = try runCommand(ffmpeg, source + extra + [dir + "/" + name], timeout: 120)
-            guard r.status == 0 else { throw TestFailure("ffmpeg could not make \(name): \(r.stderr)") }
-        }
+        let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-media.sh", dir], timeout: 300)
+        guard r.status == 0 else { throw TestFailure("tools/make-media.sh failed: \(r.stderr)") }
         made["dir"] = dir
         return dir
     }

@@ -77,8 +77,9 @@ public final class NginxServer: @unchecked Sendable {
     private let dir: String
     private let process: TestProcess
 
-    /// Starts nginx (foreground, no master process) serving `root`.
-    public init(root: String, extraServerConfig: String = "") throws {
+    /// Starts nginx (foreground, no master process) serving `root`, over TLS when `tls` names a
+    /// certificate and key.
+    public init(root: String, extraServerConfig: String = "", tls: (certificate: String, key: String)? = nil) throws {
         self.root = root
         dir = Paths.temporaryDirectory("nginx")
         port = try freePort()
@@ -93,7 +94,7 @@ public final class NginxServer: @unchecked Sendable {
           access_log \(dir)/access.log bytes;
           client_body_temp_path \(dir); proxy_temp_path \(dir); fastcgi_temp_path \(dir); uwsgi_temp_path \(dir); scgi_temp_path \(dir);
           types { video/mp4 mp4; application/octet-stream bin; }
-          server { listen 127.0.0.1:\(port); root \(root); \(extraServerConfig) }
+          server { listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl"); root \(root); \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? "") \(extraServerConfig) }
         }
         """
         try conf.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)

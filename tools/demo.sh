@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# rangetap end to end: installs what is missing, builds, starts a local nginx on a generated MP4
+# (index at the end), records a real player session through the proxy — ffprobe opening the file,
+# then ffmpeg seeking to 12 s and playing 3 s — and prints what the capture holds.
+# Everything runs on 127.0.0.1; only processes started here are stopped, by PID.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tools/install-deps.sh
+echo "== building rangetap" >&2
+swift build --product rangetap 2>&1 | tail -n 1 >&2
+bin="$root/.build/debug/rangetap"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-demo.XXXXXX")
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "nothing listens on $1" >&2; return 1; }
+
+echo "== generating media with ffmpeg's test sources" >&2
+tools/make-media.sh "$work/www"
+
+origin_port=$(free_port)
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" <<CONF
+daemon off; master_process off; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+  access_log $work/nginx/access.log;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx; uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  types { video/mp4 mp4; }
+  server { listen 127.0.0.1:$origin_port; root $work/www; }
+}
+CONF
+/usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log" & pids+=($!)
+wait_port "$origin_port"
+
+proxy_port=$(free_port)
+capture="$work/demo.rtap"
+echo "== recording: rangetap record --listen 127.0.0.1:$proxy_port -o $capture --client-sndbuf 32768" >&2
+"$bin" record --listen "127.0.0.1:$proxy_port" -o "$capture" --client-sndbuf 32768 2> "$work/record.log" & rec=$!
+pids+=("$rec")
+wait_port "$proxy_port"
+
+url="http://127.0.0.1:$origin_port/moov-at-end.mp4"
+echo "== player: ffprobe $url (through the proxy)" >&2
+ffprobe -v error -http_proxy "http://127.0.0.1:$proxy_port" -show_entries format=duration,size -of compact "$url" >&2
+echo "== player: ffmpeg -ss 12 -i $url -t 3 (seek, then play 3 s)" >&2
+ffmpeg -v error -http_proxy "http://127.0.0.1:$proxy_port" -ss 12 -i "$url" -t 3 -f null - >&2
+echo "== player: curl -r 0-1 (the AVPlayer-style probe) and an open-ended range dropped after 64 KB" >&2
+curl -s --noproxy '' -x "http://127.0.0.1:$proxy_port" -r 0-1 "$url" -o /dev/null
+curl -s --noproxy '' -x "http://127.0.0.1:$proxy_port" -H 'Range: bytes=0-' "$url" | head -c 65536 > /dev/null || true
+
+kill -INT "$rec"; wait "$rec" || true
+echo "== what the proxy printed while recording" >&2
+cat "$work/record.log" >&2
+echo
+echo "== rangetap summary $capture"
+"$bin" summary "$capture"
+echo
+echo "capture kept at $capture (events.jsonl + body.bin; format: docs/capture-format.md)"

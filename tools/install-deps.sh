@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages rangetap builds and tests with (Debian, as root), only if missing.
+# libcurl4-openssl-dev: the upstream engine. nginx-light, python3: origins. curl, ffmpeg: clients.
+# socat, tinyproxy: benchmark baselines. openssl: a self-signed certificate for the https test.
+set -euo pipefail
+need=()
+command -v curl-config >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
+command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v socat >/dev/null 2>&1 || need+=(socat)
+command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || need+=(tinyproxy)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: installing ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# nginx's Debian package starts a system instance; rangetap's scripts run their own on other ports.
+if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
+command -v swift >/dev/null 2>&1 || { echo "install-deps: swift is not on PATH (expected the Swift 6.3 toolchain at /opt/swift)" >&2; exit 1; }

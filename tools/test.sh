@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds rangetap, and runs every test against real peers
+# (curl, ffmpeg/ffprobe, nginx, Python's http.server, the quirk origin), all on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+swift build --build-tests 2>&1 | tail -n 3
+# The integration suites start servers and measure descriptors of this process: run serially.
+swift test --skip-build --no-parallel 2>&1 | tee .build/test.log | grep -vE '^(◇|↳) ' 
+status=${PIPESTATUS[0]}
+exit "$status"
