@@ -38,8 +38,18 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var upstreamReused: Bool?
     /// Upstream connection local port.
     public var upstreamPort: Int?
-    /// Body chunks received.
+    /// Body chunks received (empty when the log does not keep them; see ``chunkCount``).
     public var chunks: [ChunkEvent] = []
+    /// Number of body chunks received.
+    public var chunkCount = 0
+    /// Arrival time of the first body chunk.
+    public var firstChunkAt: CaptureTime?
+    /// Arrival time of the last body chunk.
+    public var lastChunkAt: CaptureTime?
+    /// The request's HTTP version (`HTTP/1.1`).
+    public var requestVersion = "HTTP/1.1"
+    /// Time the final response head arrived.
+    public var responseAt: CaptureTime?
     /// Body bytes received from upstream.
     public var bytesReceived: Int64 = 0
     /// Body bytes accepted by the client socket (known for cancels).
@@ -93,6 +103,7 @@ public struct ExchangeLog: Sendable {
             var rec = ExchangeRecord(id: r.exchange, connection: r.connection, method: r.method, target: r.target, url: r.url, start: r.t)
             rec.requestRange = r.headers.first(named: "Range")
             rec.requestHeaders = r.headers
+            rec.requestVersion = r.version
             exchanges[r.exchange] = rec
             order.append(r.exchange)
             return nil
@@ -106,11 +117,15 @@ public struct ExchangeLog: Sendable {
             rec.contentRange = r.lines.first(named: "Content-Range")
             rec.upstreamReused = r.reused
             rec.upstreamPort = r.upstreamPort
+            rec.responseAt = r.t
             exchanges[r.exchange] = rec
             return nil
         case .chunk(let c):
             guard exchanges[c.exchange] != nil else { return nil }
             exchanges[c.exchange]!.bytesReceived += Int64(c.size)
+            exchanges[c.exchange]!.chunkCount += 1
+            if exchanges[c.exchange]!.firstChunkAt == nil { exchanges[c.exchange]!.firstChunkAt = c.t }
+            exchanges[c.exchange]!.lastChunkAt = c.t
             if keepChunks { exchanges[c.exchange]!.chunks.append(c) }
             return nil
         case .end(let e):

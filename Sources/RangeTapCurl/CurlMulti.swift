@@ -75,8 +75,16 @@ public final class CurlMulti: Sendable {
         var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
         var running: Int32 = 0
 
+        func endRound(_ t: CurlTransfer) {
+            if t.receivedInRound {
+                t.receivedInRound = false
+                t.delegate.transferDidEndRound(t)
+            }
+        }
+
         func finish(_ t: CurlTransfer, _ result: CurlResult) {
             guard !t.finished, let easy = t.easy else { return }
+            endRound(t)
             t.finished = true
             curl_multi_remove_handle(m, easy)
             transfers.removeValue(forKey: easy)
@@ -108,6 +116,7 @@ public final class CurlMulti: Sendable {
                     t.paused = false
                     // May call the write callback from inside, which may pause again.
                     _ = curl_easy_pause(easy, ccurl_pause_cont)
+                    endRound(t)
                 }
             }
             if stopping {
@@ -115,6 +124,7 @@ public final class CurlMulti: Sendable {
                 break
             }
             curl_multi_perform(m, &running)
+            for t in transfers.values where t.receivedInRound { endRound(t) }
             var queued: Int32 = 0
             while let msg = curl_multi_info_read(m, &queued) {
                 guard ccurl_msg_is_done(msg) != 0, let easy = ccurl_msg_easy_handle(msg), let t = transfers[easy] else { continue }

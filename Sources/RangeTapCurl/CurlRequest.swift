@@ -55,8 +55,11 @@ public protocol CurlTransferDelegate: AnyObject, Sendable {
     /// One raw header line, terminator included, exactly as received (status lines and the
     /// blank line too, for every 1xx response and for trailers).
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer)
-    /// Body bytes as read from the socket (after chunked decoding).
+    /// Body bytes as read from the socket (after chunked decoding), at most 16 KiB a call.
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision
+    /// A round of `curl_multi_perform` (or an unpause) that delivered body bytes to this
+    /// transfer has ended: bytes that arrived together can be passed on as one piece.
+    func transferDidEndRound(_ transfer: CurlTransfer)
     /// Called exactly once per started transfer, after libcurl let go of it.
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult)
 }

@@ -13,6 +13,8 @@ public final class CurlTransfer: @unchecked Sendable {
     var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     var paused = false
     var finished = false
+    /// Set by the write callback; cleared when the multi thread ends the round.
+    var receivedInRound = false
 
     /// A transfer that does nothing until started.
     public init(request: CurlRequest, delegate: any CurlTransferDelegate) {
@@ -106,6 +108,7 @@ private let curlWriteCallback: ccurl_data_callback = { ptr, size, count, userdat
     let n = size * count
     switch transfer.delegate.transfer(transfer, didReceiveBody: UnsafeRawBufferPointer(start: ptr, count: n)) {
     case .consumed:
+        transfer.receivedInRound = true
         return n
     case .pause:
         transfer.paused = true

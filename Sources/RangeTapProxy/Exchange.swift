@@ -8,9 +8,10 @@ import Synchronization
 /// One proxied request: the libcurl delegate on the upstream thread, and the messages it
 /// posts to its client connection's event loop.
 ///
-/// Per chunk, on the upstream thread: one copy of libcurl's bytes into a `ByteBuffer`, a
-/// flow-control check, one chunk event queued to the capture writer (sharing that buffer) and
-/// one task posted to the event loop. Nothing is logged, nothing waits on disk.
+/// On the upstream thread, per libcurl write callback: a flow-control check and one copy of the
+/// bytes into the `ByteBuffer` that goes to the client. Per round of `curl_multi_perform` (the
+/// bytes that arrived together): one chunk event queued to the capture writer, sharing that
+/// buffer, and one task posted to the event loop. Nothing is logged, nothing waits on disk.
 final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// What the upstream thread tells the connection.
     enum Message {
@@ -31,6 +32,9 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
 
     // Upstream thread only.
     private var assembler = UpstreamHeadAssembler()
+    /// Bytes of the current round, not yet passed on, and when they began to arrive.
+    private var pending: ByteBuffer?
+    private var pendingSince: CaptureTime = 0
     private var received: Int64 = 0
     private var resourceBase: Int64?
     private var status = 0
@@ -86,18 +90,38 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
         if cancelInfo.withLock({ $0 != nil }) { return .abort }
-        guard flow.admit(bytes.count) else { return .pause }
-        let now = context.clock.now()
-        var buffer = context.allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        let chunk = ChunkEvent(t: now, exchange: id, size: bytes.count, offset: received, resourceOffset: resourceBase.map { $0 + received }, bodyOffset: nil)
-        received += Int64(bytes.count)
-        context.writer.recordChunk(chunk, bytes: buffer)
-        deliver(self, .body(buffer))
+        guard flow.admit(bytes.count) else {
+            passOn()
+            return .pause
+        }
+        // libcurl hands one socket read over in 16 KiB calls: gather them (the one copy, into
+        // the buffer that goes to the client) and pass them on together when the round ends.
+        if let p = pending, p.writableBytes < bytes.count { passOn() }
+        if pending == nil {
+            pending = context.allocator.buffer(capacity: max(bytes.count, context.configuration.upstreamBufferSize))
+            pendingSince = context.clock.now()
+        }
+        pending!.writeBytes(bytes)
         return .consumed
     }
 
+    func transferDidEndRound(_ transfer: CurlTransfer) {
+        passOn()
+    }
+
+    /// Records the gathered bytes as one chunk and sends them to the client's event loop.
+    private func passOn() {
+        guard let buffer = pending, buffer.readableBytes > 0 else { return }
+        pending = nil
+        let size = buffer.readableBytes
+        let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0 + received }, bodyOffset: nil)
+        received += Int64(size)
+        context.writer.recordChunk(chunk, bytes: buffer)
+        deliver(self, .body(buffer))
+    }
+
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
+        if cancelInfo.withLock({ $0 == nil }) { passOn() } else { pending = nil }
         let now = context.clock.now()
         if let cancel = cancelInfo.withLock({ $0 }) {
             context.writer.record(.cancel(CancelEvent(t: cancel.t, exchange: id, delivered: cancel.delivered, received: received, sendBuffer: cancel.sendBuffer, sha256: "")))

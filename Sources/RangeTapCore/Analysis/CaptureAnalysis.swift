@@ -1,0 +1,95 @@
+/// What a capture says: each exchange with its findings, per-resource and per-connection
+/// figures, and totals. Built in one pass over the events, so memory does not grow with body
+/// size; used by `inspect`, and by probe and replay for the same checks.
+public struct CaptureAnalysis: Sendable {
+    /// One exchange and what was found about it.
+    public struct Exchange: Sendable {
+        /// The assembled exchange (its `chunks` are empty unless chunks were kept).
+        public var record: ExchangeRecord
+        /// Findings about this exchange.
+        public var findings: [Finding]
+        /// Body bytes the response declared (Content-Length), if any.
+        public var expectedBytes: Int64?
+        /// The span of the resource the body covered, when known.
+        public var resourceSpan: Range<Int64>?
+        /// Bytes of this response already fetched by earlier exchanges.
+        public var refetchedBytes: Int64
+    }
+
+    /// Figures for one URL.
+    public struct Resource: Sendable, Equatable {
+        /// The URL.
+        public var url: String
+        /// Complete length, when a response said it.
+        public var length: Int64?
+        /// Body bytes received over all exchanges.
+        public var bytesFetched: Int64
+        /// Distinct resource bytes among them.
+        public var uniqueBytes: Int64
+        /// Exchanges for it.
+        public var requests: Int
+        /// `bytesFetched / uniqueBytes` (1 when nothing was fetched twice).
+        public var redundancy: Double { uniqueBytes > 0 ? Double(bytesFetched) / Double(uniqueBytes) : 1 }
+    }
+
+    /// Figures for one client connection.
+    public struct Connection: Sendable, Equatable {
+        /// Connection id.
+        public var id: Int
+        /// Requests it carried.
+        public var requests: Int
+        /// Who closed it, if it closed.
+        public var closedBy: String?
+    }
+
+    /// Totals.
+    public struct Summary: Sendable, Equatable {
+        /// Exchanges.
+        public var requests = 0
+        /// Client connections.
+        public var connections = 0
+        /// Most requests on one connection.
+        public var maxRequestsPerConnection = 0
+        /// Body bytes received.
+        public var bytesFetched: Int64 = 0
+        /// Distinct resource bytes received.
+        public var uniqueBytes: Int64 = 0
+        /// Exchanges the client cancelled.
+        public var cancels = 0
+        /// Seeks detected.
+        public var seeks = 0
+        /// Exchanges that failed.
+        public var errors = 0
+        /// Findings by severity.
+        public var findings: [Finding.Severity: Int] = [:]
+    }
+
+    /// The capture header.
+    public var header: CaptureHeader
+    /// Exchanges in request order.
+    public var exchanges: [Exchange] = []
+    /// Findings not tied to one exchange (connection errors, per-resource findings).
+    public var findings: [Finding] = []
+    /// Resources in order of first request.
+    public var resources: [Resource] = []
+    /// Connections in order of opening.
+    public var connections: [Connection] = []
+    /// Totals.
+    public var summary = Summary()
+    /// Whether the capture ended in an incomplete line.
+    public var truncatedTail = false
+
+    /// Analyses the capture at `path`. With `keepChunks`, each record keeps its chunk events
+    /// (for waterfalls and HAR); without, memory stays independent of the number of chunks.
+    public static func analyze(path: String, keepChunks: Bool = false) throws -> CaptureAnalysis {
+        let reader = try CaptureReader(path: path)
+        var builder = CaptureAnalysisBuilder(header: reader.header, keepChunks: keepChunks)
+        try reader.forEachEvent { builder.apply($0) }
+        var analysis = builder.finish()
+        analysis.truncatedTail = reader.truncatedTail
+        return analysis
+    }
+
+    /// Every finding, exchange ones first in exchange order, then the others.
+    public var allFindings: [Finding] { exchanges.flatMap(\.findings) + findings }
+}

@@ -1,0 +1,240 @@
+/// Builds a ``CaptureAnalysis`` event by event (also usable on a capture still being written).
+public struct CaptureAnalysisBuilder: Sendable {
+    private var log: ExchangeLog
+    private var analysis: CaptureAnalysis
+    private var finished: [Int: CaptureAnalysis.Exchange] = [:]
+    private var connectionOrder: [Int] = []
+    private var connectionInfo: [Int: CaptureAnalysis.Connection] = [:]
+
+    // Per resource, in exchange order.
+    private var lengths: [String: Int64] = [:]
+    private var fetched: [String: ByteRangeSet] = [:]
+    private var resourceOrder: [String] = []
+    private var resourceStats: [String: CaptureAnalysis.Resource] = [:]
+    private var lastEnd: [String: Int64] = [:]
+    private var lastClosedRequest: [String: (exchange: Int, first: Int64, last: Int64)] = [:]
+    private var acceptRangesSeen: [String: String?] = [:]
+    private var partialSeen: Set<String> = []
+
+    /// Starts an analysis of a capture with `header`.
+    public init(header: CaptureHeader, keepChunks: Bool) {
+        log = ExchangeLog(keepChunks: keepChunks)
+        analysis = CaptureAnalysis(header: header)
+    }
+
+    /// Applies one event.
+    public mutating func apply(_ event: CaptureEvent) {
+        switch event {
+        case .connectionOpen(let e):
+            connectionOrder.append(e.connection)
+            connectionInfo[e.connection] = .init(id: e.connection, requests: 0, closedBy: nil)
+        case .connectionClose(let e):
+            connectionInfo[e.connection]?.closedBy = e.by
+            connectionInfo[e.connection]?.requests = e.requests
+        case .error(let e) where e.exchange == nil:
+            analysis.findings.append(Finding(e.kind == "bad-request" ? .badRequest : .upstreamError, e.message, evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
+        default:
+            break
+        }
+        if let done = log.apply(event) {
+            finished[done.id] = analyze(done)
+        }
+    }
+
+    /// The analysis of everything applied so far; open exchanges are included as they stand.
+    public func finish() -> CaptureAnalysis {
+        var a = analysis
+        var b = self
+        for record in log.records {
+            if let f = finished[record.id] {
+                a.exchanges.append(f)
+            } else {
+                a.exchanges.append(b.analyze(record))
+            }
+        }
+        a.resources = b.resourceOrder.compactMap { url -> CaptureAnalysis.Resource? in
+            guard var r = b.resourceStats[url] else { return nil }
+            r.length = b.lengths[url]
+            r.uniqueBytes = b.fetched[url]?.count ?? 0
+            return r
+        }
+        for url in b.partialSeen {
+            let ar = b.acceptRangesSeen[url] ?? nil
+            if ar == nil || ar?.lowercased() == "none" {
+                a.findings.append(Finding(.acceptRangesMissing, "\(url) is served with 206 but its responses say \(ar == nil ? "no Accept-Ranges" : "Accept-Ranges: none"): clients that check Accept-Ranges before seeking will download from byte 0", evidence: [url]))
+            }
+        }
+        var counts: [Int: Int] = [:]
+        for e in a.exchanges { counts[e.record.connection, default: 0] += 1 }
+        a.connections = b.connectionOrder.map { id in
+            var c = b.connectionInfo[id] ?? .init(id: id, requests: 0, closedBy: nil)
+            c.requests = max(c.requests, counts[id] ?? 0)
+            return c
+        }
+        var s = CaptureAnalysis.Summary()
+        s.requests = a.exchanges.count
+        s.connections = a.connections.count
+        s.maxRequestsPerConnection = a.connections.map(\.requests).max() ?? 0
+        s.bytesFetched = a.exchanges.reduce(0) { $0 + $1.record.bytesReceived }
+        s.uniqueBytes = a.resources.reduce(0) { $0 + $1.uniqueBytes }
+        s.cancels = a.exchanges.filter { $0.record.outcome == .cancelled }.count
+        s.errors = a.exchanges.filter { if case .failed = $0.record.outcome { true } else { false } }.count
+        s.seeks = a.exchanges.flatMap(\.findings).filter { $0.code == FindingCode.seek.rawValue }.count
+        for f in a.allFindings { s.findings[f.severity, default: 0] += 1 }
+        a.summary = s
+        return a
+    }
+
+    // MARK: Per exchange
+
+    private mutating func analyze(_ r: ExchangeRecord) -> CaptureAnalysis.Exchange {
+        var findings: [Finding] = []
+        let id = r.id
+        let url = r.url ?? r.target
+        if resourceStats[url] == nil, r.method != "CONNECT" {
+            resourceOrder.append(url)
+            resourceStats[url] = .init(url: url, length: nil, bytesFetched: 0, uniqueBytes: 0, requests: 0)
+        }
+        resourceStats[url]?.requests += 1
+        resourceStats[url]?.bytesFetched += r.bytesReceived
+
+        let statusLine = r.responseLines.first?.raw ?? ""
+        let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
+        let fields = r.responseLines
+        let contentLength = fields.first(named: "Content-Length").flatMap { Int64($0) }
+        let contentRangeValue = fields.first(named: "Content-Range")
+        var contentRange: ContentRange?
+        if let v = contentRangeValue {
+            do {
+                contentRange = try ContentRange.parse(v)
+            } catch {
+                findings.append(Finding(.contentRangeInvalid, "Content-Range \"\(v)\" cannot be parsed: \(error)", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+            }
+        }
+        var rangeRequest: RangeRequest?
+        if let v = r.requestRange { rangeRequest = try? RangeRequest.parse(v) }
+        let single = rangeRequest.flatMap { $0.isBytes && $0.specs.count == 1 ? $0.specs[0] : nil }
+
+        // What the resource's length is known to be.
+        if let total = contentRange?.completeLength { noteLength(url, total, exchange: id, evidence: rawLine(fields, "Content-Range"), findings: &findings) }
+        if r.status == 200, r.method == "GET", let cl = contentLength { noteLength(url, cl, exchange: id, evidence: rawLine(fields, "Content-Length"), findings: &findings) }
+        let length = lengths[url]
+
+        // Header spelling, both directions.
+        findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response")
+
+        if let status = r.status, r.method != "CONNECT" {
+            if let ar = fields.first(named: "Accept-Ranges") { acceptRangesSeen[url] = ar } else if acceptRangesSeen[url] == nil { acceptRangesSeen[url] = .some(nil) }
+            if status == 206 { partialSeen.insert(url) }
+            if statusLine.hasPrefix("HTTP/1.0") {
+                findings.append(Finding(.http10, "the server answered with HTTP/1.0: no chunked encoding, and keep-alive only if it says so", evidence: [statusLine], exchange: id))
+            } else if fields.values(named: "Connection").contains(where: { $0.lowercased().contains("close") }) {
+                findings.append(Finding(.connectionClose, "the server closes the connection after this response (Connection: close on HTTP/1.1): the next request pays a new connection", evidence: [rawLine(fields, "Connection")], exchange: id))
+            }
+            checkRangeHandling(r, status: status, single: single, rangeRequest: rangeRequest, contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine, statusLine: statusLine, findings: &findings)
+        }
+
+        // How the body ended.
+        switch r.outcome {
+        case .failed(let message):
+            if let cl = contentLength, r.status != nil, r.bytesReceived < cl {
+                findings.append(Finding(.truncated, "body shorter than declared: \(r.bytesReceived) of \(cl) bytes arrived before the server closed the connection (not a client cancel)", evidence: [rawLine(fields, "Content-Length"), message], exchange: id))
+            } else if r.status != nil && r.status != 502 {
+                findings.append(Finding(.closedMidResponse, "the upstream connection failed mid-response after \(r.bytesReceived) bytes: \(message)", evidence: [message], exchange: id))
+            } else {
+                findings.append(Finding(.upstreamError, message, evidence: [message], exchange: id))
+            }
+        case .cancelled:
+            let delivered = r.bytesDelivered ?? 0
+            findings.append(Finding(.cancelled, "the client cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received from upstream\(r.sendBuffer.map { ", up to \($0) of them possibly unread in the socket buffer" } ?? ""))", evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+            if case .from? = single, r.bytesReceived < 1 << 20 {
+                findings.append(Finding(.earlyCancel, "open-ended request \(r.requestRange ?? "") cancelled after \(r.bytesReceived) bytes: the player reads ahead a little and cancels (the AVPlayer pattern)", evidence: [rangeLine ?? ""], exchange: id))
+            }
+        case .complete, .open:
+            if r.outcome == .complete, let cl = contentLength, r.method != "HEAD", r.status != 304, r.status != 204, cl != r.bytesReceived {
+                findings.append(Finding(.contentLengthMismatch, "Content-Length says \(cl) bytes but \(r.bytesReceived) arrived", evidence: [rawLine(fields, "Content-Length")], exchange: id))
+            }
+        }
+
+        // Client side: where this request starts relative to what the player already had.
+        var span: Range<Int64>?
+        if let first = r.chunks.first?.resourceOffset ?? resourceStart(r, contentRange: contentRange) {
+            span = first..<(first + r.bytesReceived)
+        }
+        var refetched: Int64 = 0
+        if let span, !span.isEmpty {
+            refetched = fetched[url, default: ByteRangeSet()].insert(span)
+            if refetched > 0 {
+                findings.append(Finding(.refetched, "\(refetched) of these \(span.count) bytes (\(span.lowerBound)-\(span.upperBound - 1)) had already been fetched", evidence: ["bytes \(span.lowerBound)-\(span.upperBound - 1)", "already had \(refetched)"], exchange: id))
+            }
+        }
+        if let first = single?.knownFirst ?? (single == nil ? nil : span?.lowerBound) {
+            if let length, first >= length {
+                findings.append(Finding(.rangeBeyondLength, "asked for bytes from \(first), but the resource has \(length) bytes", evidence: [rangeLine ?? ""], exchange: id))
+            }
+            if let previous = lastEnd[url], first != previous, abs(first - previous) > 64 * 1024 {
+                findings.append(Finding(.seek, "seek: the previous read ended at \(previous), this request starts at \(first) (\(first > previous ? "+" : "")\(first - previous) bytes)", evidence: [rangeLine ?? ""], exchange: id))
+            }
+            if let prev = lastClosedRequest[url], first == prev.last, prev.last > prev.first {
+                findings.append(Finding(.inclusiveEndOffByOne, "exchange \(prev.exchange) asked bytes=\(prev.first)-\(prev.last) (\(prev.last - prev.first + 1) bytes) and this one starts at \(first): byte \(first) is fetched twice; the end of a Range is inclusive, so the player meant \(prev.first)-\(prev.last - 1)", evidence: [rangeLine ?? ""], exchange: prev.exchange))
+            }
+        }
+        if case .closed(let f, let l)? = single { lastClosedRequest[url] = (id, f, l) } else { lastClosedRequest[url] = nil }
+        if let span, !span.isEmpty { lastEnd[url] = span.upperBound }
+        return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: span, refetchedBytes: refetched)
+    }
+
+    private func resourceStart(_ r: ExchangeRecord, contentRange: ContentRange?) -> Int64? {
+        if r.status == 206 { return contentRange?.range?.first }
+        if r.status == 200 { return 0 }
+        return nil
+    }
+
+    private mutating func noteLength(_ url: String, _ total: Int64, exchange: Int, evidence: String, findings: inout [Finding]) {
+        if let known = lengths[url], known != total {
+            findings.append(Finding(.contentRangeMismatch, "the resource's length changed from \(known) to \(total) bytes between responses", evidence: [evidence], exchange: exchange))
+        }
+        lengths[url] = total
+    }
+
+    private func checkRangeHandling(_ r: ExchangeRecord, status: Int, single: RangeSpec?, rangeRequest: RangeRequest?, contentRange: ContentRange?, contentLength: Int64?, length: Int64?, rangeLine: String?, statusLine: String, findings: inout [Finding]) {
+        let id = r.id
+        let fields = r.responseLines
+        let isMultipart = fields.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true
+        if rangeRequest?.isBytes == true, status == 200, r.method == "GET" {
+            let size = contentLength.map { "\($0) bytes" } ?? "a body of unknown length"
+            findings.append(Finding(.rangeIgnored, "asked \(r.requestRange ?? "a range"), got 200: the server ignored the Range and sends the whole resource (\(size))\(r.outcome == .cancelled ? "; the client cancelled after \(r.bytesReceived) bytes received" : "")", evidence: [rangeLine ?? "", statusLine], exchange: id))
+        }
+        if status == 206 && isMultipart {
+            findings.append(Finding(.multipart, "multipart/byteranges response to \(r.requestRange ?? "a multi-range request") (no top-level Content-Range, which is correct)", evidence: [rawLine(fields, "Content-Type")], exchange: id))
+            if contentRange != nil {
+                findings.append(Finding(.multipartPartInvalid, "a multipart/byteranges response must not carry a top-level Content-Range", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+            }
+        } else if status == 206 && fields.first(named: "Content-Range") == nil {
+            findings.append(Finding(.partialWithoutContentRange, "206 without Content-Range: the client cannot know which bytes it got", evidence: [statusLine], exchange: id))
+        }
+        if status == 206, let cr = contentRange, let got = cr.range {
+            if let cl = contentLength, cl != got.count {
+                findings.append(Finding(.contentLengthMismatch, "Content-Length \(cl) disagrees with Content-Range \(got) (\(got.count) bytes)", evidence: [rawLine(fields, "Content-Length"), rawLine(fields, "Content-Range")], exchange: id))
+            }
+            if !cr.isConsistent {
+                findings.append(Finding(.contentRangeMismatch, "Content-Range ends at \(got.last) but says the resource has \(cr.completeLength ?? 0) bytes", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+            }
+            if let single, let total = cr.completeLength ?? length, let expected = single.resolved(length: total), expected != got {
+                var parts: [String] = []
+                if expected.first != got.first { parts.append("starts at \(got.first) instead of \(expected.first)") }
+                if expected.last != got.last { parts.append("ends at \(got.last) instead of \(expected.last)") }
+                findings.append(Finding(.contentRangeMismatch, "asked \(r.requestRange ?? ""), the server's Content-Range \(parts.joined(separator: " and "))", evidence: [rangeLine ?? "", rawLine(fields, "Content-Range")], exchange: id))
+            }
+        }
+        if status == 416 {
+            if contentRange?.range != nil || contentRange?.completeLength == nil {
+                findings.append(Finding(.unsatisfiableWithoutLength, "416 without Content-Range: bytes */LENGTH: the client learns nothing about the resource's length (RFC 9110 §15.5.17)", evidence: [fields.first(named: "Content-Range").map { "Content-Range: \($0)" } ?? statusLine], exchange: id))
+            }
+        }
+    }
+
+    private func rawLine(_ lines: [HeaderLine], _ name: String) -> String {
+        lines.first { $0.name?.lowercased() == name.lowercased() }?.raw ?? ""
+    }
+}

@@ -1,0 +1,82 @@
+/// Something an analysis noticed, with a stable ``code`` and the raw evidence.
+public struct Finding: Sendable, Equatable, Codable {
+    /// How much it matters.
+    public enum Severity: String, Sendable, Codable, Comparable, CaseIterable {
+        /// Worth knowing.
+        case info
+        /// A deviation that clients mostly survive, or a costly pattern.
+        case warn
+        /// A client or cache will break, or fetch far more than it asked.
+        case error
+
+        private var rank: Int { self == .info ? 0 : self == .warn ? 1 : 2 }
+        public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+    }
+
+    /// Stable identifier (see `docs/inspect-json.md` for the list).
+    public var code: String
+    /// Severity.
+    public var severity: Severity
+    /// One sentence for a person.
+    public var message: String
+    /// The raw header line(s) or the numbers it is based on.
+    public var evidence: [String]
+    /// The exchange it is about, if any.
+    public var exchange: Int?
+
+    /// Creates a finding.
+    public init(_ code: FindingCode, _ message: String, evidence: [String] = [], exchange: Int? = nil) {
+        self.code = code.rawValue
+        self.severity = code.severity
+        self.message = message
+        self.evidence = evidence
+        self.exchange = exchange
+    }
+}
+
+/// Every finding rangetap reports. The raw value is the stable `code` in JSON.
+public enum FindingCode: String, Sendable, CaseIterable {
+    // Header spelling.
+    case headerCase = "header-case"
+    case headerDuplicateCase = "header-duplicate-case"
+    case headerConflict = "header-conflict"
+    case bareLF = "bare-lf"
+    // Server range handling.
+    case rangeIgnored = "range-ignored"
+    case partialWithoutContentRange = "206-without-content-range"
+    case contentRangeMismatch = "content-range-mismatch"
+    case contentRangeInvalid = "content-range-invalid"
+    case contentLengthMismatch = "content-length-mismatch"
+    case truncated = "truncated"
+    case unsatisfiableWithoutLength = "416-without-length"
+    case multipart = "multipart-byteranges"
+    case multipartPartInvalid = "multipart-part-invalid"
+    case acceptRangesMissing = "accept-ranges-missing"
+    // Client behaviour.
+    case inclusiveEndOffByOne = "inclusive-end-off-by-one"
+    case refetched = "refetched"
+    case rangeBeyondLength = "range-beyond-length"
+    case earlyCancel = "early-cancel"
+    case seek = "seek"
+    case cancelled = "cancelled"
+    // Connections.
+    case connectionClose = "connection-close"
+    case closedMidResponse = "closed-mid-response"
+    case http10 = "http10-response"
+    case upstreamError = "upstream-error"
+    case badRequest = "bad-request"
+
+    /// The severity every finding with this code has.
+    public var severity: Finding.Severity {
+        switch self {
+        case .headerConflict, .rangeIgnored, .partialWithoutContentRange, .contentRangeMismatch, .contentRangeInvalid,
+             .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
+            .error
+        case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
+             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest:
+            .warn
+        case .multipart, .earlyCancel, .seek, .cancelled, .http10:
+            .info
+        }
+    }
+}
