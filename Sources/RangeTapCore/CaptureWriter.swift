@@ -24,7 +24,7 @@ public final class CaptureWriter: @unchecked Sendable {
         public var maxPendingBytes: Int
 
         /// Creates options.
-        public init(bodies: Bool = true, maxPendingBytes: Int = 16 << 20) {
+        public init(bodies: Bool = true, maxPendingBytes: Int = 4 << 20) {
             self.bodies = bodies
             self.maxPendingBytes = maxPendingBytes
         }
