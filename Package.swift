@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RangeTapCore", targets: ["RangeTapCore"]),
         .library(name: "RangeTapCurl", targets: ["RangeTapCurl"]),
         .library(name: "RangeTapProxy", targets: ["RangeTapProxy"]),
+        .library(name: "RangeTapReport", targets: ["RangeTapReport"]),
+        .library(name: "RangeTapPlay", targets: ["RangeTapPlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -51,11 +53,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "RangeTapReport",
+            dependencies: ["RangeTapCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapPlay",
+            dependencies: ["RangeTapCore", "RangeTapCurl"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "rangetap",
             dependencies: [
                 "RangeTapCore",
                 "RangeTapProxy",
+                "RangeTapReport",
+                "RangeTapPlay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -77,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "RangeTapCoreTests",
             dependencies: ["RangeTapCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapReportTests",
+            dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapPlay", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,2 @@
+/// Scripted clients that fetch like known players, on libcurl.
+public enum RangeTapPlay {}
