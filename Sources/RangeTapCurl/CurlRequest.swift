@@ -16,9 +16,12 @@ public struct CurlRequest: Sendable {
     public var bufferSize: Int
     /// Ask for HTTP/1.0 instead of HTTP/1.1.
     public var http10: Bool
+    /// HTTP proxy to send the request through (`http://HOST:PORT`, as `CURLOPT_PROXY` takes it);
+    /// `nil` connects directly and ignores the `http_proxy`/`all_proxy` environment variables.
+    public var proxy: String?
 
     /// Creates a request.
-    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false) {
+    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -27,6 +30,7 @@ public struct CurlRequest: Sendable {
         self.connectTimeoutMs = connectTimeoutMs
         self.bufferSize = bufferSize
         self.http10 = http10
+        self.proxy = proxy
     }
 }
 

@@ -44,7 +44,11 @@ public final class CurlTransfer: @unchecked Sendable {
             if code != CURLE_OK, bad == nil { bad = "\(what): \(String(cString: curl_easy_strerror(code)))" }
         }
         check(ccurl_easy_setopt_string(easy, CURLOPT_URL, request.url), "URL \(request.url)")
-        check(ccurl_easy_setopt_string(easy, CURLOPT_PROXY, ""), "PROXY")
+        check(ccurl_easy_setopt_string(easy, CURLOPT_PROXY, request.proxy ?? ""), "PROXY \(request.proxy ?? "")")
+        if request.proxy != nil {
+            // An explicit proxy is used for every host: a `no_proxy` in the environment must not bypass it.
+            check(ccurl_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "NOPROXY")
+        }
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
         check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")

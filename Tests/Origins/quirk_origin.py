@@ -30,6 +30,10 @@ Modes (by path; any query string is ignored for routing):
   /close             like normal + "Connection: close", closes afterwards
   /http10            status line HTTP/1.0, closes after the body
   /interim           "103 Early Hints" (Link: </style.css>; rel=preload) first
+  /wrong-range       like normal, but a 206's Content-Range starts one byte later than the
+                     bytes it carries (bytes a+1-b/LEN for the body of a-b)
+  /no-content-range  like normal, but a 206 carries no Content-Range
+  /bad-416           like normal, but a 416 carries no Content-Range (no */LEN)
   /echo              200 text/plain, body = exact request head bytes as received
   /status/NNN        status NNN (200-599), Content-Length: 0 (none for 204/304)
   anything else      404 with a short body
@@ -57,7 +61,8 @@ RESOURCE = b""  # filled in main()
 NAMES = {"ct": "Content-Type", "ar": "Accept-Ranges", "cr": "Content-Range", "cl": "Content-Length"}
 LOWER = {"ct": "Content-type", "ar": "accept-ranges", "cr": "Content-range", "cl": "content-Length"}
 RESOURCE_MODES = {"normal", "lowercase", "no-accept-ranges", "ignore-range", "slow", "drop",
-                  "bare-lf", "dup", "chunked", "close", "http10", "interim"}
+                  "bare-lf", "dup", "chunked", "close", "http10", "interim",
+                  "wrong-range", "no-content-range", "bad-416"}
 RANGE_RE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.I)
 
 
@@ -236,9 +241,11 @@ class Handler(socketserver.BaseRequestHandler):
         headers = [(n["ct"], "video/mp4")]
         if mode not in ("no-accept-ranges", "ignore-range"):
             headers.append((n["ar"], "bytes"))
-        if status == 206:
+        if status == 206 and mode == "wrong-range":
+            headers.append((n["cr"], f"bytes {start + 1}-{end - 1}/{len(RESOURCE)}"))
+        elif status == 206 and mode != "no-content-range":
             headers.append((n["cr"], f"bytes {start}-{end - 1}/{len(RESOURCE)}"))
-        elif status == 416:
+        elif status == 416 and mode != "bad-416":
             headers.append((n["cr"], f"bytes */{len(RESOURCE)}"))
         chunked = mode == "chunked" and status != 416
         headers.append(("Transfer-Encoding", "chunked") if chunked else (n["cl"], str(len(body))))

@@ -6,13 +6,8 @@ public struct CaptureAnalysisBuilder: Sendable {
     private var connectionOrder: [Int] = []
     private var connectionInfo: [Int: CaptureAnalysis.Connection] = [:]
 
-    // Per resource, in exchange order.
+    // Per resource, as responses finish.
     private var lengths: [String: Int64] = [:]
-    private var fetched: [String: ByteRangeSet] = [:]
-    private var resourceOrder: [String] = []
-    private var resourceStats: [String: CaptureAnalysis.Resource] = [:]
-    private var lastEnd: [String: Int64] = [:]
-    private var lastClosedRequest: [String: (exchange: Int, first: Int64, last: Int64)] = [:]
     private var acceptRangesSeen: [String: String?] = [:]
     private var partialSeen: Set<String> = []
 
@@ -22,8 +17,9 @@ public struct CaptureAnalysisBuilder: Sendable {
         analysis = CaptureAnalysis(header: header)
     }
 
-    /// Applies one event.
-    public mutating func apply(_ event: CaptureEvent) {
+    /// Applies one event; returns the exchange's analysis when this event finished it.
+    @discardableResult
+    public mutating func apply(_ event: CaptureEvent) -> CaptureAnalysis.Exchange? {
         switch event {
         case .connectionOpen(let e):
             connectionOrder.append(e.connection)
@@ -36,30 +32,26 @@ public struct CaptureAnalysisBuilder: Sendable {
         default:
             break
         }
-        if let done = log.apply(event) {
-            finished[done.id] = analyze(done)
-        }
+        guard let done = log.apply(event) else { return nil }
+        let analysed = analyze(done)
+        finished[done.id] = analysed
+        return analysed
     }
 
     /// The analysis of everything applied so far; open exchanges are included as they stand.
     public func finish() -> CaptureAnalysis {
         var a = analysis
         var b = self
+        var pass = ClientPass(lengths: b.lengths)
         for record in log.records {
-            if let f = finished[record.id] {
-                a.exchanges.append(f)
-            } else {
-                a.exchanges.append(b.analyze(record))
-            }
+            var e = finished[record.id] ?? b.analyze(record)
+            pass.apply(&e)
+            a.exchanges.append(e)
         }
-        a.resources = b.resourceOrder.compactMap { url -> CaptureAnalysis.Resource? in
-            guard var r = b.resourceStats[url] else { return nil }
-            r.length = b.lengths[url]
-            r.uniqueBytes = b.fetched[url]?.count ?? 0
-            return r
-        }
-        for url in b.partialSeen {
-            let ar = b.acceptRangesSeen[url] ?? nil
+        a.resources = pass.resources()
+        for url in b.partialSeen.sorted() {
+            guard let seen = b.acceptRangesSeen[url] else { continue }  // no 200 response to judge by
+            let ar = seen
             if ar == nil || ar?.lowercased() == "none" {
                 a.findings.append(Finding(.acceptRangesMissing, "\(url) is served with 206 but its responses say \(ar == nil ? "no Accept-Ranges" : "Accept-Ranges: none"): clients that check Accept-Ranges before seeking will download from byte 0", evidence: [url]))
             }
@@ -75,7 +67,7 @@ public struct CaptureAnalysisBuilder: Sendable {
         s.requests = a.exchanges.count
         s.connections = a.connections.count
         s.maxRequestsPerConnection = a.connections.map(\.requests).max() ?? 0
-        s.bytesFetched = a.exchanges.reduce(0) { $0 + $1.record.bytesReceived }
+        s.bytesFetched = a.resources.reduce(0) { $0 + $1.bytesFetched }
         s.uniqueBytes = a.resources.reduce(0) { $0 + $1.uniqueBytes }
         s.cancels = a.exchanges.filter { $0.record.outcome == .cancelled }.count
         s.errors = a.exchanges.filter { if case .failed = $0.record.outcome { true } else { false } }.count
@@ -91,12 +83,6 @@ public struct CaptureAnalysisBuilder: Sendable {
         var findings: [Finding] = []
         let id = r.id
         let url = r.url ?? r.target
-        if resourceStats[url] == nil, r.method != "CONNECT" {
-            resourceOrder.append(url)
-            resourceStats[url] = .init(url: url, length: nil, bytesFetched: 0, uniqueBytes: 0, requests: 0)
-        }
-        resourceStats[url]?.requests += 1
-        resourceStats[url]?.bytesFetched += r.bytesReceived
 
         let statusLine = r.responseLines.first?.raw ?? ""
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
@@ -124,7 +110,8 @@ public struct CaptureAnalysisBuilder: Sendable {
         findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response")
 
         if let status = r.status, r.method != "CONNECT" {
-            if let ar = fields.first(named: "Accept-Ranges") { acceptRangesSeen[url] = ar } else if acceptRangesSeen[url] == nil { acceptRangesSeen[url] = .some(nil) }
+            // Judge Accept-Ranges on full responses: servers such as nginx omit it on 206.
+            if status == 200 { acceptRangesSeen[url] = .some(fields.first(named: "Accept-Ranges")) }
             if status == 206 { partialSeen.insert(url) }
             if statusLine.hasPrefix("HTTP/1.0") {
                 findings.append(Finding(.http10, "the server answered with HTTP/1.0: no chunked encoding, and keep-alive only if it says so", evidence: [statusLine], exchange: id))
@@ -156,32 +143,7 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
 
-        // Client side: where this request starts relative to what the player already had.
-        var span: Range<Int64>?
-        if let first = r.chunks.first?.resourceOffset ?? resourceStart(r, contentRange: contentRange) {
-            span = first..<(first + r.bytesReceived)
-        }
-        var refetched: Int64 = 0
-        if let span, !span.isEmpty {
-            refetched = fetched[url, default: ByteRangeSet()].insert(span)
-            if refetched > 0 {
-                findings.append(Finding(.refetched, "\(refetched) of these \(span.count) bytes (\(span.lowerBound)-\(span.upperBound - 1)) had already been fetched", evidence: ["bytes \(span.lowerBound)-\(span.upperBound - 1)", "already had \(refetched)"], exchange: id))
-            }
-        }
-        if let first = single?.knownFirst ?? (single == nil ? nil : span?.lowerBound) {
-            if let length, first >= length {
-                findings.append(Finding(.rangeBeyondLength, "asked for bytes from \(first), but the resource has \(length) bytes", evidence: [rangeLine ?? ""], exchange: id))
-            }
-            if let previous = lastEnd[url], first != previous, abs(first - previous) > 64 * 1024 {
-                findings.append(Finding(.seek, "seek: the previous read ended at \(previous), this request starts at \(first) (\(first > previous ? "+" : "")\(first - previous) bytes)", evidence: [rangeLine ?? ""], exchange: id))
-            }
-            if let prev = lastClosedRequest[url], first == prev.last, prev.last > prev.first {
-                findings.append(Finding(.inclusiveEndOffByOne, "exchange \(prev.exchange) asked bytes=\(prev.first)-\(prev.last) (\(prev.last - prev.first + 1) bytes) and this one starts at \(first): byte \(first) is fetched twice; the end of a Range is inclusive, so the player meant \(prev.first)-\(prev.last - 1)", evidence: [rangeLine ?? ""], exchange: prev.exchange))
-            }
-        }
-        if case .closed(let f, let l)? = single { lastClosedRequest[url] = (id, f, l) } else { lastClosedRequest[url] = nil }
-        if let span, !span.isEmpty { lastEnd[url] = span.upperBound }
-        return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: span, refetchedBytes: refetched)
+        return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: nil, refetchedBytes: 0)
     }
 
     private func resourceStart(_ r: ExchangeRecord, contentRange: ContentRange?) -> Int64? {

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Reads the events a capture gains over time (`tail -f` for `events.jsonl`): each call to
+/// ``next()`` returns the complete lines added since the last call.
+public final class CaptureTail {
+    private let handle: FileHandle
+    private var pending = Data()
+    private var lineNumber = 0
+    private let decoder = JSONDecoder()
+    /// The capture's header.
+    public let header: CaptureHeader
+
+    /// Opens a capture (which may still be being written).
+    public init(path: String) throws {
+        let reader = try CaptureReader(path: path)
+        header = reader.header
+        guard let h = FileHandle(forReadingAtPath: reader.path + "/events.jsonl") else {
+            throw CaptureError.cannotOpen(path: path, reason: "events.jsonl is not readable")
+        }
+        handle = h
+    }
+
+    /// Events completed since the previous call (the header excluded).
+    public func next() throws -> [CaptureEvent] {
+        let data = handle.availableData
+        if data.isEmpty { return [] }
+        pending.append(data)
+        var events: [CaptureEvent] = []
+        var start = pending.startIndex
+        while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lineNumber += 1
+            if lineNumber > 1, nl > start, let e = try CaptureEvent.decode(jsonLine: pending[start..<nl], lineNumber: lineNumber, decoder: decoder) {
+                events.append(e)
+            }
+            start = pending.index(after: nl)
+        }
+        pending = Data(pending[start...])
+        return events
+    }
+
+    deinit { try? handle.close() }
+}

@@ -1,2 +1,0 @@
-/// Scripted clients that fetch like known players, on libcurl.
-public enum RangeTapPlay {}

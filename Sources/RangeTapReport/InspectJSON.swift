@@ -1,0 +1,118 @@
+import Foundation
+import RangeTapCore
+
+/// The `inspect --json` document. Its schema is `docs/inspect-json.md`; keys are sorted so the
+/// output is stable.
+public struct InspectJSON: Encodable, Sendable {
+    struct Capture: Encodable, Sendable {
+        var path: String
+        var formatVersion: Int
+        var tool: String
+        var startedAt: String
+        var bodies: Bool
+        var truncatedTail: Bool
+    }
+
+    struct Exchange: Encodable, Sendable {
+        var id: Int
+        var connection: Int
+        var method: String
+        var url: String
+        var requestRange: String?
+        var status: Int?
+        var contentRange: String?
+        var bytesReceived: Int64
+        var bytesDelivered: Int64
+        var expectedBytes: Int64?
+        var chunks: Int
+        var cancelled: Bool
+        var outcome: String
+        var error: String?
+        var upstreamReused: Bool?
+        var startMs: Double
+        var responseMs: Double?
+        var endMs: Double?
+        var resourceStart: Int64?
+        var refetchedBytes: Int64
+        var findings: [Finding]
+    }
+
+    struct Resource: Encodable, Sendable {
+        var url: String
+        var length: Int64?
+        var requests: Int
+        var bytesFetched: Int64
+        var uniqueBytes: Int64
+        var redundancy: Double
+    }
+
+    struct Connection: Encodable, Sendable {
+        var id: Int
+        var requests: Int
+        var closedBy: String?
+    }
+
+    struct Summary: Encodable, Sendable {
+        var requests: Int
+        var connections: Int
+        var maxRequestsPerConnection: Int
+        var bytesFetched: Int64
+        var uniqueBytes: Int64
+        var redundancy: Double
+        var cancels: Int
+        var seeks: Int
+        var errors: Int
+        var findings: [String: Int]
+    }
+
+    var schemaVersion = 1
+    var capture: Capture
+    var exchanges: [Exchange]
+    var findings: [Finding]
+    var resources: [Resource]
+    var connections: [Connection]
+    var summary: Summary
+
+    /// The document for `analysis` of the capture at `path`.
+    public init(_ a: CaptureAnalysis, path: String) {
+        func ms(_ t: CaptureTime?) -> Double? { t.map { (Double($0) / 1e4).rounded() / 100 } }
+        capture = Capture(path: path, formatVersion: a.header.version, tool: a.header.tool, startedAt: a.header.startedAt, bodies: a.header.bodies, truncatedTail: a.truncatedTail)
+        exchanges = a.exchanges.map { e in
+            let r = e.record
+            var outcome = "complete"
+            var error: String?
+            switch r.outcome {
+            case .complete: outcome = "complete"
+            case .open: outcome = "open"
+            case .cancelled: outcome = "cancelled"
+            case .failed(let m):
+                outcome = "failed"
+                error = m
+            }
+            return Exchange(
+                id: r.id, connection: r.connection, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
+                status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
+                bytesDelivered: r.outcome == .cancelled ? (r.bytesDelivered ?? 0) : r.bytesReceived,
+                expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
+                upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
+                resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings)
+        }
+        findings = a.findings
+        resources = a.resources.map { Resource(url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched, uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000) }
+        connections = a.connections.map { Connection(id: $0.id, requests: $0.requests, closedBy: $0.closedBy) }
+        let s = a.summary
+        summary = Summary(
+            requests: s.requests, connections: s.connections, maxRequestsPerConnection: s.maxRequestsPerConnection,
+            bytesFetched: s.bytesFetched, uniqueBytes: s.uniqueBytes,
+            redundancy: s.uniqueBytes > 0 ? (Double(s.bytesFetched) / Double(s.uniqueBytes) * 1000).rounded() / 1000 : 1,
+            cancels: s.cancels, seeks: s.seeks, errors: s.errors,
+            findings: Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }))
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import RangeTapCore
+
+/// The human-readable `inspect` report: a timeline row per exchange, the findings, a summary.
+public struct TimelineText: Sendable {
+    /// Use ANSI colours.
+    public var colour: Bool
+
+    /// A renderer; `colour` for a terminal.
+    public init(colour: Bool) { self.colour = colour }
+
+    /// Column widths; negative means left-aligned.
+    private static let columns: [(String, Int)] = [
+        ("#", 4), ("start ms", 9), ("conn", 4), ("re", -3), ("method", -6), ("path", -24), ("range", -16), ("st", -3),
+        ("content-range", -26), ("delivered/expected", 19), ("chunks", 6), ("ms", 8),
+    ]
+
+    /// Column headings of the timeline.
+    public var heading: String {
+        paint(Self.line(Self.columns.map(\.0) + ["outcome"]), .bold)
+    }
+
+    /// One timeline row.
+    public func row(_ e: CaptureAnalysis.Exchange) -> String {
+        let r = e.record
+        let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
+        let delivered: Int64 = r.outcome == .cancelled ? (r.bytesDelivered ?? 0) : r.bytesReceived
+        var outcome: String
+        switch r.outcome {
+        case .complete: outcome = paint("ok", .green)
+        case .open: outcome = paint("open", .yellow)
+        case .cancelled: outcome = paint("CANCELLED at byte \(delivered) (received \(r.bytesReceived))", .yellow)
+        case .failed(let m): outcome = paint("ERROR \(m)", .red)
+        }
+        let notable = e.findings.filter { $0.severity > .info }
+        if let worst = notable.map(\.severity).max() {
+            outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", worst == .error ? .red : .yellow)
+        }
+        return Self.line([
+            "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), String(r.connection), reused, r.method,
+            r.method == "CONNECT" ? r.target : r.path, r.requestRange ?? "-", r.status.map(String.init) ?? "---",
+            r.contentRange ?? "-", "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
+            r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
+        ])
+    }
+
+    /// Cells padded (or clipped) to the column widths; the last cell is free.
+    private static func line(_ cells: [String]) -> String {
+        var out: [String] = []
+        for (i, cell) in cells.enumerated() {
+            guard i < columns.count else {
+                out.append(cell)
+                continue
+            }
+            let width = abs(columns[i].1)
+            let text = clip(cell, width)
+            let pad = String(repeating: " ", count: max(0, width - text.count))
+            out.append(columns[i].1 < 0 ? text + pad : pad + text)
+        }
+        return out.joined(separator: " ")
+    }
+
+    /// One finding, with its evidence indented below.
+    public func finding(_ f: Finding) -> String {
+        let colourFor: Style = f.severity == .error ? .red : f.severity == .warn ? .yellow : .dim
+        var s = paint(String(format: "%-5@", f.severity.rawValue.uppercased() as NSString), colourFor)
+        s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold) + ": " + f.message
+        for line in f.evidence where !line.isEmpty {
+            s += "\n        " + paint(Self.visible(line), .dim)
+        }
+        return s
+    }
+
+    /// The whole report.
+    public func render(_ a: CaptureAnalysis) -> String {
+        var out = paint("capture", .bold) + " started \(a.header.startedAt) by \(a.header.tool)\(a.header.bodies ? "" : " (no bodies)")\n\n"
+        out += heading + "\n"
+        for e in a.exchanges { out += row(e) + "\n" }
+        let findings = a.allFindings.enumerated().sorted { l, r in
+            l.element.severity != r.element.severity ? l.element.severity > r.element.severity : l.offset < r.offset
+        }.map(\.element)
+        out += "\n" + paint("findings", .bold) + " (\(findings.count))\n"
+        for f in findings { out += finding(f) + "\n" }
+        out += "\n" + summary(a)
+        return out
+    }
+
+    /// The summary block.
+    public func summary(_ a: CaptureAnalysis) -> String {
+        let s = a.summary
+        var out = paint("summary", .bold) + "\n"
+        out += "  \(s.requests) requests on \(s.connections) connections (at most \(s.maxRequestsPerConnection) on one)\n"
+        out += "  \(s.bytesFetched) bytes fetched, \(s.uniqueBytes) unique" + (s.uniqueBytes > 0 ? String(format: " (redundancy %.2fx)", Double(s.bytesFetched) / Double(s.uniqueBytes)) : "") + "\n"
+        out += "  \(s.cancels) cancelled, \(s.seeks) seeks, \(s.errors) errors\n"
+        out += "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"
+        for r in a.resources {
+            out += "  \(r.url): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique" + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
+        }
+        if a.truncatedTail { out += paint("  the last event is incomplete: the capture was cut off or is still being written\n", .yellow) }
+        return out
+    }
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33"
+    }
+
+    private func paint(_ s: String, _ style: Style) -> String {
+        colour ? "\u{1B}[\(style.rawValue)m\(s)\u{1B}[0m" : s
+    }
+
+    static func clip(_ s: String, _ width: Int) -> String {
+        s.count <= width ? s : String(s.prefix(width - 1)) + "…"
+    }
+
+    /// A raw header line made printable: terminators shown as \r \n, control bytes as \xNN.
+    static func visible(_ raw: String) -> String {
+        var out = ""
+        for scalar in raw.unicodeScalars {
+            switch scalar.value {
+            case 0x0D: out += "\\r"
+            case 0x0A: out += "\\n"
+            case 0..<0x20, 0x7F: out += String(format: "\\x%02X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

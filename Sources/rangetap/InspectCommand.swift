@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import RangeTapCore
+import RangeTapReport
+
+/// `rangetap inspect`: how a player fetched, what the server answered, what is wrong.
+struct InspectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Timeline, findings and summary of a capture.",
+        discussion: "Colour on a terminal, none when piped or with NO_COLOR. --json prints the schema of docs/inspect-json.md."
+    )
+
+    @Argument(help: "Capture directory (NAME.rtap).")
+    var capture: String
+
+    @Flag(name: .long, help: "Print JSON (docs/inspect-json.md) instead of text.")
+    var json = false
+
+    @Flag(name: .long, help: "Keep reading a capture that is still being written; print each exchange as it ends. Ctrl-C stops.")
+    var follow = false
+
+    func validate() throws {
+        if json && follow { throw ValidationError("--follow prints text rows as they come; use it without --json") }
+    }
+
+    func run() async throws {
+        let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        if follow {
+            try await followCapture(colour: colour)
+            return
+        }
+        let analysis: CaptureAnalysis
+        do {
+            analysis = try CaptureAnalysis.analyze(path: capture)
+        } catch {
+            StandardError().write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        if json {
+            FileHandle.standardOutput.write(try InspectJSON(analysis, path: capture).encoded())
+            print()
+        } else {
+            print(TimelineText(colour: colour).render(analysis), terminator: "")
+        }
+    }
+
+    private func followCapture(colour: Bool) async throws {
+        let tail: CaptureTail
+        do {
+            tail = try CaptureTail(path: capture)
+        } catch {
+            StandardError().write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        let text = TimelineText(colour: colour)
+        var builder = CaptureAnalysisBuilder(header: tail.header, keepChunks: false)
+        let stop = SignalFlag(signals: [SIGINT, SIGTERM])
+        emit(text.heading)
+        while !stop.isSet {
+            for event in try tail.next() {
+                if let done = builder.apply(event) {
+                    emit(text.row(done))
+                    for f in done.findings where f.severity > .info { emit("    " + text.finding(f)) }
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        emit("\n" + text.summary(builder.finish()))
+    }
+
+    /// Writes a line at once (stdout is block-buffered when piped).
+    private func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
