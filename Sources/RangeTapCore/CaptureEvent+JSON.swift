@@ -53,6 +53,7 @@ extension CaptureEvent {
             j.add("bytes", e.bytes)
             j.add("sha256", e.sha256)
             if !e.trailers.isEmpty { j.add("trailers", e.trailers) }
+            j.add("delivered", e.delivered)
         case .cancel(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -112,7 +113,7 @@ extension CaptureEvent {
         case "chunk":
             return .chunk(ChunkEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), size: try need(r.size, "size"), offset: try need(r.off, "off"), resourceOffset: r.res, bodyOffset: r.at))
         case "end":
-            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers)))
+            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered))
         case "cancel":
             return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256")))
         case "error":

@@ -228,14 +228,17 @@ public struct EndEvent: Sendable, Equatable {
     public var sha256: String
     /// Trailer lines, if the origin sent any.
     public var trailers: [HeaderLine]
+    /// Set when the client had closed before the end reached it: body bytes its socket accepted.
+    public var delivered: Int64?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = []) {
+    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil) {
         self.t = t
         self.exchange = exchange
         self.bytes = bytes
         self.sha256 = sha256
         self.trailers = trailers
+        self.delivered = delivered
     }
 }
 

@@ -132,6 +132,7 @@ public struct ExchangeLog: Sendable {
             return finish(e.exchange, t: e.t) { rec in
                 rec.outcome = .complete
                 rec.sha256 = e.sha256
+                rec.bytesDelivered = e.delivered
             }
         case .cancel(let e):
             return finish(e.exchange, t: e.t) { rec in

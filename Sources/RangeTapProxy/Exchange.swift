@@ -121,16 +121,25 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
-        if cancelInfo.withLock({ $0 == nil }) { passOn() } else { pending = nil }
+        let cancel = cancelInfo.withLock { $0 }
         let now = context.clock.now()
-        if let cancel = cancelInfo.withLock({ $0 }) {
+        if result == .ok {
+            // libcurl finished the transfer: an end, even if the client closed meanwhile (it may
+            // have had every byte: it closes as soon as Content-Length is reached).
+            passOn()
+            context.writer.record(.end(EndEvent(t: now, exchange: id, bytes: received, sha256: "", trailers: context.redact(assembler.trailers), delivered: cancel?.delivered)))
+            deliver(self, .end)
+            return
+        }
+        if let cancel {
+            pending = nil
             context.writer.record(.cancel(CancelEvent(t: cancel.t, exchange: id, delivered: cancel.delivered, received: received, sendBuffer: cancel.sendBuffer, sha256: "")))
             return
         }
+        passOn()
         switch result {
         case .ok:
-            context.writer.record(.end(EndEvent(t: now, exchange: id, bytes: received, sha256: "", trailers: context.redact(assembler.trailers))))
-            deliver(self, .end)
+            break
         case .failed(let code, let message):
             let text = "upstream failed: \(message) (curl error \(code))"
             context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))

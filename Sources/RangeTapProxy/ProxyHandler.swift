@@ -25,6 +25,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var machine: ExchangeStateMachine
     }
 
+    /// Granularity of the client-side delivery count.
+    static let deliverySlice = 32 * 1024
+
     private let shared: RecordingContext
     private let tunnels: TunnelStarter
     private var connectionID = 0
@@ -156,14 +159,20 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             break
         case .writeHead(let head):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
-        case .writeBody(let buffer):
-            let n = buffer.readableBytes
-            let promise = context.eventLoop.makePromise(of: Void.self)
+        case .writeBody(var buffer):
+            // Written in slices of the same storage (no copy), each with its own completion, so
+            // the bytes the client accepted are known to within one slice when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            promise.futureResult.whenComplete { result in
-                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
+            while buffer.readableBytes > 0 {
+                let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
+                let n = slice.readableBytes
+                let promise = context.eventLoop.makePromise(of: Void.self)
+                promise.futureResult.whenComplete { result in
+                    loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
+                }
+                context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
             }
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+            context.flush()
         case .writeEnd(let close):
             active = nil
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))

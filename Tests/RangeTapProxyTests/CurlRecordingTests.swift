@@ -41,13 +41,13 @@ struct CurlRecordingTests {
         #expect(ex.bytesReceived == Int64(file.count))
         #expect(ex.sha256 == sha256Hex(file))
         #expect(try capture.body(of: ex) == file)
-        // Chunks are contiguous, in order, timestamped in order, each at most 256 KiB (one round of socket reads).
+        // Chunks are contiguous, in order, timestamped in order, each at most the read buffer size (one round of socket reads).
         var expected: Int64 = 0
         var lastT: Int64 = 0
         for c in ex.chunks {
             #expect(c.offset == expected)
             #expect(c.resourceOffset == expected)
-            #expect(c.size > 0 && c.size <= 256 * 1024)
+            #expect(c.size > 0 && c.size <= proxy.server.configuration.upstreamBufferSize)
             #expect(c.t >= lastT)
             expected += Int64(c.size)
             lastT = c.t

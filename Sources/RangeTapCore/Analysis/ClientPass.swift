@@ -11,6 +11,9 @@ struct ClientPass {
     private var lastEnd: [String: Int64] = [:]
     private var lastClosedRequest: [String: (exchange: Int, first: Int64, last: Int64)] = [:]
 
+    /// Refetching less than this is an observation (`info`), more is a cost (`warn`).
+    static let costlyRefetch: Int64 = 64 * 1024
+
     init(lengths: [String: Int64]) {
         self.lengths = lengths
     }
@@ -44,7 +47,7 @@ struct ClientPass {
         if let span, !span.isEmpty {
             refetched = fetched[url, default: ByteRangeSet()].insert(span)
             if refetched > 0 {
-                e.findings.append(Finding(.refetched, "\(refetched) of the \(span.count) bytes the client got here (\(span.lowerBound)-\(span.upperBound - 1)) it had already fetched", evidence: ["bytes \(span.lowerBound)-\(span.upperBound - 1)", "already fetched: \(refetched)"], exchange: id))
+                e.findings.append(Finding(.refetched, "\(refetched) of the \(span.count) bytes the client got here (\(span.lowerBound)-\(span.upperBound - 1)) it had already fetched", evidence: ["bytes \(span.lowerBound)-\(span.upperBound - 1)", "already fetched: \(refetched)"], exchange: id, severity: refetched >= Self.costlyRefetch ? .warn : .info))
             }
         }
         if let first = single?.knownFirst ?? (single == nil ? nil : span?.lowerBound) {

@@ -24,10 +24,11 @@ public struct Finding: Sendable, Equatable, Codable {
     /// The exchange it is about, if any.
     public var exchange: Int?
 
-    /// Creates a finding.
-    public init(_ code: FindingCode, _ message: String, evidence: [String] = [], exchange: Int? = nil) {
+    /// Creates a finding; `severity` overrides the code's usual one where the size of the
+    /// problem decides (a 2-byte refetch is worth knowing, a 2 MB one costs).
+    public init(_ code: FindingCode, _ message: String, evidence: [String] = [], exchange: Int? = nil, severity: Severity? = nil) {
         self.code = code.rawValue
-        self.severity = code.severity
+        self.severity = severity ?? code.severity
         self.message = message
         self.evidence = evidence
         self.exchange = exchange
