@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "RangeTapProxy", targets: ["RangeTapProxy"]),
         .library(name: "RangeTapReport", targets: ["RangeTapReport"]),
         .library(name: "RangeTapPlay", targets: ["RangeTapPlay"]),
+        .library(name: "RangeTapProbe", targets: ["RangeTapProbe"]),
+        .library(name: "RangeTapReplay", targets: ["RangeTapReplay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -59,8 +61,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RangeTapReplay",
+            dependencies: [
+                "RangeTapCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RangeTapPlay",
             dependencies: ["RangeTapCore", "RangeTapCurl"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapProbe",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -70,6 +91,8 @@ let package = Package(
                 "RangeTapProxy",
                 "RangeTapReport",
                 "RangeTapPlay",
+                "RangeTapReplay",
+                "RangeTapProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -94,8 +117,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RangeTapReplayTests",
+            dependencies: ["RangeTapCore", "RangeTapReplay", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RangeTapReportTests",
             dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapPlay", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapProbeTests",
+            dependencies: ["RangeTapCore", "RangeTapProbe", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

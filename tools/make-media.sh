@@ -3,7 +3,7 @@
 #   moov-at-end.mp4  index after the media data: players read the start, seek to the end, come back
 #   faststart.mp4    index first
 #   fragmented.mp4   fragmented MP4 (players open many short connections on it)
-# 20 s of 640x360 testsrc + a 440 Hz tone, about 8 MB each. Existing files are kept.
+# 20 s of 640x360 testsrc + a 440 Hz tone, about 3 MB each. Existing files are kept.
 set -euo pipefail
 dir=${1:?usage: make-media.sh DIR}
 mkdir -p "$dir"

@@ -19,9 +19,11 @@ public struct CurlRequest: Sendable {
     /// HTTP proxy to send the request through (`http://HOST:PORT`, as `CURLOPT_PROXY` takes it);
     /// `nil` connects directly and ignores the `http_proxy`/`all_proxy` environment variables.
     public var proxy: String?
+    /// Limit on the whole transfer in milliseconds (`CURLOPT_TIMEOUT_MS`); 0, the default, sets none.
+    public var timeoutMs: Int
 
     /// Creates a request.
-    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil) {
+    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -31,6 +33,7 @@ public struct CurlRequest: Sendable {
         self.bufferSize = bufferSize
         self.http10 = http10
         self.proxy = proxy
+        self.timeoutMs = timeoutMs
     }
 }
 

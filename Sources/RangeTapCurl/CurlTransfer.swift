@@ -52,6 +52,9 @@ public final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
         check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")
+        if request.timeoutMs > 0 {
+            check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMs), "TIMEOUT_MS")
+        }
         check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, request.bufferSize), "BUFFERSIZE")
         check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1), "TCP_NODELAY")
         check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, &errorBuffer), "ERRORBUFFER")

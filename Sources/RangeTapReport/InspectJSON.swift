@@ -92,7 +92,7 @@ public struct InspectJSON: Encodable, Sendable {
             return Exchange(
                 id: r.id, connection: r.connection, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
                 status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
-                bytesDelivered: r.outcome == .cancelled ? (r.bytesDelivered ?? 0) : r.bytesReceived,
+                bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
                 resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings)

@@ -24,7 +24,7 @@ public struct TimelineText: Sendable {
     public func row(_ e: CaptureAnalysis.Exchange) -> String {
         let r = e.record
         let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
-        let delivered: Int64 = r.outcome == .cancelled ? (r.bytesDelivered ?? 0) : r.bytesReceived
+        let delivered: Int64 = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
         var outcome: String
         switch r.outcome {
         case .complete: outcome = paint("ok", .green)

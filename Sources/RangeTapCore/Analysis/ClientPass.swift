@@ -27,7 +27,8 @@ struct ClientPass {
             order.append(url)
             stats[url] = .init(url: url, length: nil, bytesFetched: 0, uniqueBytes: 0, requests: 0)
         }
-        let got = r.outcome == .cancelled ? min(r.bytesDelivered ?? 0, r.bytesReceived) : r.bytesReceived
+        // What the client got: delivered bytes when it left early (cancel, or an end it did not wait for).
+        let got = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
         stats[url]!.requests += 1
         stats[url]!.bytesFetched += got
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw

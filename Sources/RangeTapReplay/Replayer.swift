@@ -1,0 +1,147 @@
+import Foundation
+import RangeTapCore
+
+/// Drives a capture through a ``RangeCache`` and proves what it serves back.
+///
+/// 1. First playback: every response head and every chunk a player *received* (up to the bytes
+///    delivered, for exchanges it cut short) is fed to the cache at its resource offset, in
+///    recorded order; each exchange's end or cancel is reported.
+/// 2. Second playback: the same requests again. For each, the cache is asked first; what it
+///    lacks comes from the "network" (the capture) and is stored too, as a real cache would.
+/// 3. Every byte the cache served is compared with the capture's.
+public final class Replayer {
+    /// The capture.
+    public let path: String
+    private let reader: CaptureReader
+    private let analysis: CaptureAnalysis
+    /// Largest piece read or compared at once.
+    private let piece: Int64 = 1 << 20
+
+    /// Opens a capture for replay.
+    public init(path: String) throws {
+        self.path = path
+        reader = try CaptureReader(path: path)
+        guard reader.header.bodies else { throw ReplayError.noBodies(path) }
+        analysis = try CaptureAnalysis.analyze(path: path)
+    }
+
+    /// The requests of the second playback: exchanges whose bytes the client got, with where they lie.
+    var playbackRequests: [(exchange: Int, resource: String, span: Range<Int64>, complete: Bool)] {
+        analysis.exchanges.compactMap { e in
+            guard e.record.method == "GET", let span = e.resourceSpan, !span.isEmpty else { return nil }
+            return (e.record.id, e.record.url ?? e.record.target, span, e.record.outcome == .complete && e.record.bytesDelivered == nil)
+        }
+    }
+
+    /// Replays into `cache`.
+    public func run(_ cache: any RangeCache) throws -> ReplayReport {
+        let requests = playbackRequests
+        guard !requests.isEmpty else { throw ReplayError.nothingToReplay(path) }
+        let truth = CaptureTruth(reader: reader)
+        var storedBy: [String: [(span: Range<Int64>, by: String)]] = [:]
+        var errors: [String] = []
+
+        // What each exchange delivered, and its resource.
+        var limit: [Int: Int64] = [:]
+        var resourceOf: [Int: String] = [:]
+        var complete: [Int: Bool] = [:]
+        for e in analysis.exchanges {
+            let r = e.record
+            resourceOf[r.id] = r.url ?? r.target
+            limit[r.id] = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? r.bytesReceived
+            complete[r.id] = r.outcome == .complete && r.bytesDelivered == nil
+        }
+
+        // 1. First playback.
+        do {
+            var fed: [Int: Int64] = [:]
+            try reader.forEachEvent { event in
+                switch event {
+                case .response(let r):
+                    guard let url = resourceOf[r.exchange] else { return }
+                    let length = r.lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
+                        ?? (r.status == 200 ? r.lines.first(named: "Content-Length").flatMap { Int64($0) } : nil)
+                    try cache.resourceInfo(ResourceInfo(url: url, length: length, contentType: r.lines.first(named: "Content-Type"), supportsRanges: r.status == 206))
+                case .chunk(let c):
+                    guard let url = resourceOf[c.exchange], let at = c.resourceOffset else { return }
+                    truth.add(c, resource: url, resourceOffset: at)
+                    let already = fed[c.exchange, default: 0]
+                    let allowed = min(Int64(c.size), (limit[c.exchange] ?? 0) - already)
+                    guard allowed > 0 else { return }
+                    var data = try reader.bytes(of: c)
+                    if allowed < Int64(c.size) { data = data.prefix(Int(allowed)) }
+                    try cache.store(data, at: at, resource: url, exchange: c.exchange)
+                    storedBy[url, default: []].append((at..<(at + allowed), "playback 1, exchange \(c.exchange)"))
+                    fed[c.exchange] = already + allowed
+                case .end(let e):
+                    if let url = resourceOf[e.exchange] { try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: complete[e.exchange] ?? false) }
+                case .cancel(let e):
+                    if let url = resourceOf[e.exchange] { try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: false) }
+                case .error(let e):
+                    if let ex = e.exchange, let url = resourceOf[ex] { try cache.exchangeEnded(resource: url, exchange: ex, complete: false) }
+                default:
+                    break
+                }
+            }
+        } catch {
+            errors.append("first playback: \(error)")
+        }
+        truth.seal()
+
+        // 2 and 3. Second playback, verified.
+        var report = ReplayReport(cache: cache.name, verified: errors.isEmpty, mismatches: [], requests: requests.count, bytesRequested: 0, bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: errors)
+        if errors.isEmpty {
+            for request in requests {
+                let replayID = 1_000_000 + request.exchange
+                report.bytesRequested += Int64(request.span.count)
+                var position = request.span.lowerBound
+                var fromCacheDone = false
+                var mismatchFound = false
+                do {
+                    while position < request.span.upperBound {
+                        let end = min(request.span.upperBound, position + piece)
+                        if !fromCacheDone {
+                            let cached = try cache.read(resource: request.resource, range: position..<end)
+                            if cached.count > Int(end - position) {
+                                throw ReplayError.externalCache("read(\(position)..<\(end)) returned \(cached.count) bytes, more than asked")
+                            }
+                            if !cached.isEmpty {
+                                let expected = try truth.bytes(request.resource, position..<(position + Int64(cached.count)))
+                                if !mismatchFound, let i = zip(expected, cached).enumerated().first(where: { $0.element.0 != $0.element.1 }).map({ Int64($0.offset) }) {
+                                    mismatchFound = true
+                                    let at = position + i
+                                    report.mismatches.append(.init(
+                                        resource: request.resource, offset: at,
+                                        expected: Self.hex(expected, from: Int(i)), got: Self.hex(cached, from: Int(i)),
+                                        exchange: request.exchange,
+                                        storedBy: storedBy[request.resource]?.last { $0.span.contains(at) }?.by))
+                                }
+                                report.bytesFromCache += Int64(cached.count)
+                                position += Int64(cached.count)
+                            }
+                            if position < end { fromCacheDone = true }
+                            continue
+                        }
+                        let network = try truth.bytes(request.resource, position..<end)
+                        try cache.store(network, at: position, resource: request.resource, exchange: replayID)
+                        storedBy[request.resource, default: []].append((position..<end, "playback 2, exchange \(request.exchange)"))
+                        report.bytesFromNetwork += Int64(network.count)
+                        position = end
+                    }
+                    try cache.exchangeEnded(resource: request.resource, exchange: replayID, complete: request.complete)
+                } catch {
+                    report.errors.append("second playback, exchange \(request.exchange): \(error)")
+                    break
+                }
+            }
+        }
+        report.evictions = cache.evictions
+        report.verified = report.mismatches.isEmpty && report.errors.isEmpty
+        return report
+    }
+
+    static func hex(_ data: Data, from: Int) -> String {
+        let start = data.startIndex + from
+        return data[start..<min(data.endIndex, start + 16)].map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+}

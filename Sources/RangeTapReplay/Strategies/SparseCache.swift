@@ -1,0 +1,36 @@
+import Foundation
+import RangeTapCore
+
+/// A sparse file per resource plus the set of byte ranges it holds: every byte a player ever
+/// received is kept and served back, wherever it lies.
+public final class SparseCache: RangeCache {
+    public let name = "sparse"
+    private let storage: CacheStorage
+    private var held: [String: ByteRangeSet] = [:]
+
+    /// A cache in `directory` holding at most `capacity` bytes.
+    public init(directory: String, capacity: Int64) throws {
+        storage = try CacheStorage(directory: directory, capacity: capacity)
+        storage.onEvict = { [unowned self] key in held.removeValue(forKey: key) }
+    }
+
+    public var evictions: Int { storage.evictions }
+
+    public func resourceInfo(_ info: ResourceInfo) throws {}
+
+    public func store(_ bytes: Data, at offset: Int64, resource: String, exchange: Int) throws {
+        guard !bytes.isEmpty else { return }
+        let path = storage.path(for: resource)
+        try CacheStorage.write(bytes, at: offset, path: path)
+        held[resource, default: ByteRangeSet()].insert(offset..<(offset + Int64(bytes.count)))
+        storage.update(resource, path: path, bytes: held[resource]!.count)
+    }
+
+    public func exchangeEnded(resource: String, exchange: Int, complete: Bool) throws {}
+
+    public func read(resource: String, range: Range<Int64>) throws -> Data {
+        let run = held[resource]?.contiguousLength(from: range.lowerBound) ?? 0
+        guard run > 0 else { return Data() }
+        return try CacheStorage.read(Int(min(run, range.upperBound - range.lowerBound)), at: range.lowerBound, path: storage.path(for: resource))
+    }
+}

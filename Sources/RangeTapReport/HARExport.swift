@@ -1,0 +1,147 @@
+import Foundation
+import RangeTapCore
+
+/// A capture as a HAR 1.2 file (the format browser developer tools import and export).
+///
+/// One entry per exchange, in request order. Times come from the proxy's clock: `wait` is
+/// request → response head, `receive` head → end (or cancel, or failure); `blocked`, `dns`,
+/// `connect` and `ssl` are -1 (the proxy does not see them for the client). Headers are the
+/// recorded lines (Latin-1 text, secrets as recorded). rangetap's own fields start with `_`:
+/// `_rangetapExchange`, `_connection` (client connection id), `_chunks` (`t` in ms after the
+/// request, `size`, `offset` in the body, `resourceOffset`), `_chunkCount`, `_cancelled`
+/// (`delivered`, `received`), `_error`, `_findings` (codes), `_upstreamReused`, `_upstreamPort`.
+public enum HARExport {
+    /// The HAR of `analysis` as UTF-8 JSON with sorted keys. `creatorVersion` is the exporting
+    /// rangetap's version; by default the version in the capture's `tool`. `title` names the page.
+    public static func render(_ analysis: CaptureAnalysis, creatorVersion: String? = nil, title: String? = nil) -> Data {
+        let document = self.document(analysis, creatorVersion: creatorVersion, title: title)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(document)
+        } catch {
+            // Only non-finite numbers make JSONEncoder fail, and every number here comes from integers.
+            preconditionFailure("HAR encoding failed: \(error)")
+        }
+    }
+
+    /// Renders the HAR of `analysis` and writes it to `path` (replacing it atomically).
+    public static func write(analysis: CaptureAnalysis, to path: String, creatorVersion: String? = nil, title: String? = nil) throws {
+        try ReportFile.write(render(analysis, creatorVersion: creatorVersion, title: title), to: path)
+    }
+
+    // MARK: Building
+
+    static func document(_ analysis: CaptureAnalysis, creatorVersion: String?, title: String?) -> HARDocument {
+        let header = analysis.header
+        let clock = WallClock(startedAt: header.startedAt)
+        let version = creatorVersion ?? (header.tool.hasPrefix("rangetap ") ? String(header.tool.dropFirst("rangetap ".count)) : "unknown")
+        let page = HARDocument.Page(
+            startedDateTime: clock.iso8601(analysis.exchanges.first?.record.start ?? 0),
+            id: "rangetap",
+            title: title ?? "rangetap capture of \(header.startedAt)",
+            pageTimings: .init())
+        let entries = analysis.exchanges.map { entry($0, clock: clock, listen: header.listen) }
+        var comment = "Recorded by \(header.tool) listening on \(header.listen)"
+        if let upstream = header.upstream { comment += " for \(upstream)" }
+        comment += ". Times are the proxy's: blocked, dns, connect and ssl are unknown (-1)."
+        if header.redacted { comment += " Secret header values are redacted." }
+        return HARDocument(log: .init(creator: .init(name: "rangetap", version: version), pages: [page], entries: entries, comment: comment))
+    }
+
+    static func entry(_ e: CaptureAnalysis.Exchange, clock: WallClock, listen: String) -> HARDocument.Entry {
+        let r = e.record
+        let url = absoluteURL(r, listen: listen)
+
+        // Timings, in ms, rounded to µs so their sum is exact.
+        let last = r.end ?? r.lastChunkAt ?? r.responseAt ?? r.start
+        let wait = ms((r.responseAt ?? last) - r.start)
+        let receive = r.responseAt.map { ms(max(0, last - $0)) } ?? 0
+        let timings = HARDocument.Timings(send: 0, wait: wait, receive: receive)
+
+        let requestHead = "\(r.method) \(r.target) \(r.requestVersion)\r\n"
+        let request = HARDocument.Request(
+            method: r.method,
+            url: url,
+            httpVersion: r.requestVersion,
+            headers: fields(r.requestHeaders),
+            queryString: queryString(url),
+            headersSize: requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
+            bodySize: r.requestHeaders.first(named: "Content-Length").flatMap { Int64($0) } ?? 0)
+
+        let statusLine = r.responseLines.first.map { String($0.content) } ?? ""
+        let statusParts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let response = HARDocument.Response(
+            status: r.status ?? 0,
+            statusText: statusParts.count > 2 ? String(statusParts[2]) : "",
+            httpVersion: statusParts.first.map(String.init) ?? "",
+            headers: fields(r.responseLines),
+            content: .init(size: r.bytesReceived, mimeType: r.responseLines.first(named: "Content-Type") ?? "x-unknown"),
+            redirectURL: (300..<400).contains(r.status ?? 0) ? (r.responseLines.first(named: "Location") ?? "") : "",
+            headersSize: r.responseLines.isEmpty ? -1 : r.responseLines.reduce(0) { $0 + $1.raw.unicodeScalars.count },
+            bodySize: r.bytesReceived,
+            interimStatuses: r.interimStatuses.isEmpty ? nil : r.interimStatuses)
+
+        var cancelled: HARDocument.Cancelled?
+        var error: String?
+        switch r.outcome {
+        case .cancelled: cancelled = .init(delivered: r.bytesDelivered ?? 0, received: r.bytesReceived, sendBuffer: r.sendBuffer)
+        case .failed(let message): error = message
+        case .complete, .open: break
+        }
+        let chunks: [HARDocument.Chunk]? = r.chunks.isEmpty && r.chunkCount > 0 ? nil : r.chunks.map {
+            HARDocument.Chunk(t: ms($0.t - r.start), size: $0.size, offset: $0.offset, resourceOffset: $0.resourceOffset)
+        }
+        return HARDocument.Entry(
+            pageref: "rangetap",
+            startedDateTime: clock.iso8601(r.start),
+            time: ((wait + receive) * 1000).rounded() / 1000,
+            request: request,
+            response: response,
+            timings: timings,
+            connection: String(r.connection),
+            comment: r.outcome == .open ? "still open when the capture ended" : nil,
+            rangetapExchange: r.id,
+            clientConnection: r.connection,
+            upstreamReused: r.upstreamReused,
+            upstreamPort: r.upstreamPort,
+            chunks: chunks,
+            chunkCount: r.chunkCount,
+            cancelled: cancelled,
+            error: error,
+            findings: e.findings.map(\.code))
+    }
+
+    /// Nanoseconds as milliseconds, rounded to the microsecond.
+    static func ms(_ ns: Int64) -> Double { (Double(ns) / 1e3).rounded() / 1e3 }
+
+    /// The field lines as name/value pairs (status line, blank line and garbage left out).
+    static func fields(_ lines: [HeaderLine]) -> [HARDocument.NameValue] {
+        lines.compactMap { line in
+            guard let name = line.name, let value = line.value else { return nil }
+            return .init(name: String(name), value: String(value))
+        }
+    }
+
+    /// The URL fetched, or the best absolute form of the target when none was (a refused request).
+    static func absoluteURL(_ r: ExchangeRecord, listen: String) -> String {
+        if let url = r.url { return url }
+        if r.method == "CONNECT" { return "https://\(r.target)/" }
+        if r.target.contains("://") { return r.target }
+        let host = r.requestHeaders.first(named: "Host") ?? listen
+        return "http://\(host)\(r.target.hasPrefix("/") ? "" : "/")\(r.target)"
+    }
+
+    /// The query parameters of `url`, percent-decoded where valid.
+    static func queryString(_ url: String) -> [HARDocument.NameValue] {
+        guard let q = url.firstIndex(of: "?") else { return [] }
+        var query = url[url.index(after: q)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            return .init(name: name.removingPercentEncoding ?? name, value: value.removingPercentEncoding ?? value)
+        }
+    }
+}

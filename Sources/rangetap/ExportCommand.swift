@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+import RangeTapReport
+
+/// `rangetap export`: a capture as a HAR file and/or a self-contained HTML waterfall.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a capture as HAR 1.2 (for browser developer tools) and/or an HTML waterfall report.",
+        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings."
+    )
+
+    @Argument(help: "Capture directory (NAME.rtap).")
+    var capture: String
+
+    @Option(name: .customLong("har"), help: ArgumentHelp("Write HAR 1.2 to this file.", valueName: "OUT.har"))
+    var harPath: String?
+
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
+    var htmlPath: String?
+
+    func validate() throws {
+        if harPath == nil && htmlPath == nil { throw ValidationError("say what to write: --har OUT.har and/or --html OUT.html") }
+    }
+
+    func run() throws {
+        do {
+            let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: true)
+            var written: [String] = []
+            if let harPath {
+                try HARExport.write(analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture)
+                written.append(harPath)
+            }
+            if let htmlPath {
+                try HTMLReport.write(analysis: analysis, to: htmlPath, title: capture)
+                written.append(htmlPath)
+            }
+            let n = analysis.exchanges.count
+            StandardError().write("rangetap: exported \(n) exchange\(n == 1 ? "" : "s") from \(capture) to \(written.joined(separator: " and "))")
+        } catch {
+            StandardError().write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import RangeTapPlay
+
+/// `rangetap play`: a scripted player that fetches a URL the way a real one does.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Fetch a URL the way a media player does and check that the server answers every range.",
+        discussion: """
+        Patterns: avplayer (\(PlayPattern.avplayer.summary)); linear (\(PlayPattern.linear.summary)); \
+        seeky (\(PlayPattern.seeky.summary)). Open-ended requests are cancelled after --chunk-bytes, \
+        which also bounds what a server that ignores Range can send. Pass --proxy to record the \
+        session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
+        1 the server misbehaved, 2 bad arguments or the server could not be reached.
+        """
+    )
+
+    @Argument(help: "Media URL (http:// or https://).")
+    var url: String
+
+    @Option(name: .long, help: "How to fetch: avplayer, linear or seeky.")
+    var pattern: String = PlayPattern.avplayer.rawValue
+
+    @Option(name: .long, help: "HTTP proxy to go through, such as http://127.0.0.1:8080 (a rangetap record).")
+    var proxy: String?
+
+    @Option(name: .long, help: "Bytes to read before cancelling an open-ended request (a number, or with k/m: 256k, 1m).")
+    var chunkBytes: String = "256k"
+
+    @Option(name: .long, help: "Seed of the seek positions (the same seed gives the same requests).")
+    var seed: UInt64 = 1
+
+    @Flag(name: .long, help: "Print the steps as a JSON array instead of text lines.")
+    var json = false
+
+    /// The checked arguments. Checked in `run` rather than `validate` so that a bad value exits
+    /// with status 2, as documented, instead of argument-parser's usage status.
+    private func checkedArguments() throws(PlayArgumentError) -> (PlayPattern, Int64) {
+        guard let pattern = PlayPattern(rawValue: pattern.lowercased()) else {
+            throw .unknownPattern(pattern)
+        }
+        guard let bytes = Self.byteCount(chunkBytes), bytes >= 1 else {
+            throw .badChunkBytes(chunkBytes)
+        }
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw .notHTTP(url)
+        }
+        return (pattern, bytes)
+    }
+
+    /// `262144`, `256k`, `256KiB`, `1m`, `1MiB` → bytes.
+    static func byteCount(_ text: String) -> Int64? {
+        var digits = Substring(text.lowercased())
+        var scale: Int64 = 1
+        for (suffix, factor) in [("kib", Int64(1024)), ("mib", 1 << 20), ("k", 1024), ("m", 1 << 20), ("b", 1)] where digits.hasSuffix(suffix) {
+            digits = digits.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let n = Int64(digits) else { return nil }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : bytes
+    }
+
+    func run() async throws {
+        let stderr = StandardError()
+        let pattern: PlayPattern
+        let readBytes: Int64
+        do {
+            (pattern, readBytes) = try checkedArguments()
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        let result: PlayResult
+        do {
+            result = try await ScriptedPlayer.run(
+                url: url, pattern: pattern, proxy: proxy, readBytes: readBytes, seed: seed,
+                onStep: { step in if !json { print(step.line) } })
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(result.steps)
+            print(String(decoding: data, as: UTF8.self))
+        }
+        for problem in result.problems {
+            stderr.write("rangetap: \(problem)")
+        }
+        stderr.write("rangetap: \(result.verdict)")
+        if !result.conforms { throw ExitCode(1) }
+    }
+}
+
+/// A `play` argument that does not make sense; the message says which and what to pass instead.
+struct PlayArgumentError: Error, CustomStringConvertible {
+    private enum Code {
+        case unknownPattern(String)
+        case badChunkBytes(String)
+        case notHTTP(String)
+    }
+    private let code: Code
+    private init(_ code: Code) { self.code = code }
+
+    /// `--pattern` names no pattern.
+    static func unknownPattern(_ text: String) -> Self { .init(.unknownPattern(text)) }
+    /// `--chunk-bytes` is not a positive byte count.
+    static func badChunkBytes(_ text: String) -> Self { .init(.badChunkBytes(text)) }
+    /// The URL is not http or https.
+    static func notHTTP(_ url: String) -> Self { .init(.notHTTP(url)) }
+
+    var description: String {
+        switch code {
+        case .unknownPattern(let p):
+            "--pattern \(p): unknown pattern; use one of \(PlayPattern.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .badChunkBytes(let t):
+            "--chunk-bytes \(t): expected a positive number of bytes, such as 262144, 256k or 1m"
+        case .notHTTP(let url):
+            "\(url) is not an http:// or https:// URL; pass the media URL, such as http://127.0.0.1:8081/movie.mp4"
+        }
+    }
+}
