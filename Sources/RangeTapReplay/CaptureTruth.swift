@@ -9,8 +9,17 @@ final class CaptureTruth {
         var chunk: ChunkEvent
     }
 
+    /// A disjoint span of the resource and the chunk bytes that cover it.
+    struct Segment {
+        var span: Range<Int64>
+        var chunk: ChunkEvent
+        /// Offset of `span.lowerBound` within the chunk.
+        var skip: Int
+    }
+
     private let reader: CaptureReader
     private var pieces: [String: [Piece]] = [:]
+    private var segments: [String: [Segment]] = [:]
 
     init(reader: CaptureReader) {
         self.reader = reader
@@ -21,9 +30,25 @@ final class CaptureTruth {
         pieces[resource, default: []].append(Piece(resourceOffset: resourceOffset, chunk: chunk))
     }
 
-    /// Sorts the index; call once after the last `add`.
+    /// Builds the disjoint index; call once after the last `add`. Where exchanges overlap, the
+    /// first recording of a byte wins (later ones add only what is new).
     func seal() {
-        for (k, v) in pieces { pieces[k] = v.sorted { $0.resourceOffset < $1.resourceOffset } }
+        for (resource, list) in pieces {
+            var out: [Segment] = []
+            var covered = ByteRangeSet()
+            for p in list {
+                let span = p.resourceOffset..<(p.resourceOffset + Int64(p.chunk.size))
+                var gaps = ByteRangeSet()
+                gaps.insert(span)
+                for s in covered.spans { gaps.remove(s) }
+                for g in gaps.spans {
+                    out.append(Segment(span: g, chunk: p.chunk, skip: Int(g.lowerBound - p.resourceOffset)))
+                }
+                covered.insert(span)
+            }
+            segments[resource] = out.sorted { $0.span.lowerBound < $1.span.lowerBound }
+        }
+        pieces = [:]
     }
 
     /// The recorded bytes of `range` of `resource`; throws if the capture lacks some of them.
@@ -31,20 +56,19 @@ final class CaptureTruth {
         var out = Data()
         out.reserveCapacity(Int(range.count))
         var position = range.lowerBound
-        let list = pieces[resource] ?? []
-        // First piece that could cover `position`.
-        var i = list.partitioningIndex { $0.resourceOffset + Int64($0.chunk.size) > position }
+        let list = segments[resource] ?? []
+        var i = list.partitioningIndex { $0.span.upperBound > position }
         while position < range.upperBound {
-            while i < list.count, list[i].resourceOffset + Int64(list[i].chunk.size) <= position { i += 1 }
-            guard i < list.count, list[i].resourceOffset <= position else {
+            guard i < list.count, list[i].span.lowerBound <= position else {
                 throw ReplayError.cacheIO("the capture has no bytes of \(resource) at offset \(position)")
             }
-            let p = list[i]
-            let data = try reader.bytes(of: p.chunk)
-            let from = Int(position - p.resourceOffset)
-            let to = Int(min(range.upperBound - p.resourceOffset, Int64(data.count)))
+            let seg = list[i]
+            let data = try reader.bytes(of: seg.chunk)
+            let from = seg.skip + Int(position - seg.span.lowerBound)
+            let to = seg.skip + Int(min(range.upperBound, seg.span.upperBound) - seg.span.lowerBound)
             out.append(data[data.startIndex + from..<data.startIndex + to])
             position += Int64(to - from)
+            i += 1
         }
         return out
     }

@@ -12,12 +12,13 @@ public final class ExternalCache: RangeCache {
     private var buffer = Data()
     private var evicted = 0
 
-    /// Starts `command` with `/bin/sh -c`; `timeout` bounds each answer, in seconds.
+    /// Starts `command` with `/bin/sh -c "exec COMMAND"`; `timeout` bounds each answer, in seconds.
     public init(command: String, timeout: Double = 10) throws {
         self.timeout = timeout
         name = "command: \(command)"
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
+        // exec: the cache is the process itself (not a child of sh), so stopping it stops the cache.
+        process.arguments = ["-c", "exec " + command]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -63,7 +64,8 @@ public final class ExternalCache: RangeCache {
             try? input.fileHandleForWriting.close()
             let deadline = Date().addingTimeInterval(2)
             while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { process.terminate() }
+            // A hung cache must not outlive the replay (SIGTERM may be blocked or ignored).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
     }
 
