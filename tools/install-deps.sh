@@ -2,6 +2,7 @@
 # Installs the system packages rangetap builds and tests with (Debian, as root), only if missing.
 # libcurl4-openssl-dev: the upstream engine. nginx-light, python3: origins. curl, ffmpeg: clients.
 # socat, tinyproxy: benchmark baselines. openssl: a self-signed certificate for the https test.
+# chromium: renders the HTML report in tools/check-html.sh.
 set -euo pipefail
 need=()
 command -v curl-config >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
@@ -13,6 +14,8 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || need+=(tinyproxy)
+# chromium: tools/check-html.sh renders the HTML report for real.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

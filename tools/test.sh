@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 swift build --build-tests 2>&1 | tail -n 3
 # The integration suites start servers and measure descriptors of this process: run serially.
-swift test --skip-build --no-parallel 2>&1 | tee .build/test.log | grep -vE '^(◇|↳) ' 
+swift test --skip-build --no-parallel 2>&1 | tee .build/test.log | grep -vE '^(◇|↳) '
 status=${PIPESTATUS[0]}
-exit "$status"
+[ "$status" -eq 0 ] || exit "$status"
+# The HTML report, rendered in a real headless Chromium.
+tools/check-html.sh captures/avplayer-nginx.rtap "$(mktemp -d)/waterfall.png"

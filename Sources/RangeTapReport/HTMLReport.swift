@@ -80,13 +80,13 @@ public enum HTMLReport {
             return
         }
         out += "<div class=\"legend\">"
-        out += "<span class=\"key\"><svg width=\"34\" height=\"14\"><polyline class=\"bar c0\" points=\"2,12 12,10 22,5 32,2\"/></svg>body bytes arriving: y = offset reached in the resource</span>"
-        out += "<span class=\"key\"><svg width=\"34\" height=\"14\"><line class=\"wait c0\" x1=\"2\" y1=\"7\" x2=\"32\" y2=\"7\"/></svg>waiting (request → first byte)</span>"
+        out += "<span class=\"key\"><svg width=\"34\" height=\"14\"><polyline class=\"bar c0\" points=\"2,12 12,10 22,5 32,2\"/></svg>body bytes arriving (y = offset reached in the resource)</span>"
+        out += "<span class=\"key\"><svg width=\"34\" height=\"14\"><line class=\"wait c0\" x1=\"2\" y1=\"7\" x2=\"32\" y2=\"7\"/></svg>waiting for the first byte</span>"
         out += "<span class=\"key\"><svg width=\"22\" height=\"14\"><rect class=\"box c0\" x=\"1\" y=\"2\" width=\"20\" height=\"11\"/></svg>request → end × bytes received</span>"
         out += "<span class=\"key\"><svg width=\"14\" height=\"14\"><line class=\"ask c0\" x1=\"7\" y1=\"1\" x2=\"7\" y2=\"13\"/></svg>range asked</span>"
         out += "<span class=\"key\"><svg width=\"16\" height=\"16\"><g class=\"mark-cancel\"><path d=\"M3,3L13,13M3,13L13,3\"/></g></svg>cancelled by the client</span>"
         out += "<span class=\"key\"><svg width=\"16\" height=\"16\"><g class=\"mark-error\"><path d=\"M8,1L14.5,13L1.5,13Z\"/><text x=\"8\" y=\"11.5\">!</text></g></svg>failed</span>"
-        out += "<span class=\"key\"><svg width=\"14\" height=\"14\"><circle class=\"bar nobody c0\" cx=\"7\" cy=\"7\" r=\"3.5\"/></svg>no body bytes</span>"
+        out += "<span class=\"key\"><svg width=\"14\" height=\"14\"><circle class=\"bar nobody c0\" cx=\"7\" cy=\"7\" r=\"3.5\"/></svg>no body</span>"
         out += "</div>\n<div class=\"legend conns\">colour = client connection: "
         let shown = a.connections.prefix(24)
         for c in shown {
@@ -256,7 +256,7 @@ public enum HTMLReport {
         td.num, table.ex td:nth-child(-n+3), table.ex td:nth-child(8), table.ex td:nth-child(10), table.ex td:nth-child(11), table.ex td:nth-child(12) { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         table.ex { width: 100%; } table.grid th { white-space: nowrap; }
         td.url, table.ex td:nth-child(6) { font-family: ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; min-width: 180px; max-width: 420px; }
-        table.ex td:nth-child(15) { white-space: nowrap; }
+        table.ex td:nth-child(15) { white-space: nowrap; } table.ex td:nth-child(13) { min-width: 210px; }
         table.ex td:nth-child(7), table.ex td:nth-child(9) { font-family: ui-monospace, "DejaVu Sans Mono", monospace; white-space: nowrap; }
         table.ex tr.cancelled td:nth-child(13) { color: #c00018; } table.ex tr.failed td:nth-child(13) { color: #fff; background: #b71c1c; }
         table.ex tr.open td:nth-child(13) { color: #8a6d00; }

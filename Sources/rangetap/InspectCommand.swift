@@ -20,8 +20,12 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep reading a capture that is still being written; print each exchange as it ends. Ctrl-C stops.")
     var follow = false
 
+    @Option(name: .long, help: "Also write a self-contained HTML report (waterfall, findings, table) to this file.")
+    var html: String?
+
     func validate() throws {
         if json && follow { throw ValidationError("--follow prints text rows as they come; use it without --json") }
+        if follow && html != nil { throw ValidationError("--html writes a finished report; use it without --follow") }
     }
 
     func run() async throws {
@@ -32,7 +36,12 @@ struct InspectCommand: AsyncParsableCommand {
         }
         let analysis: CaptureAnalysis
         do {
-            analysis = try CaptureAnalysis.analyze(path: capture)
+            // The waterfall needs every chunk; text and JSON do not (memory stays flat).
+            analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: html != nil)
+            if let html {
+                try HTMLReport.write(analysis: analysis, to: html, title: capture)
+                StandardError().write("rangetap: wrote \(html)")
+            }
         } catch {
             StandardError().write("rangetap: \(error)")
             throw ExitCode(2)

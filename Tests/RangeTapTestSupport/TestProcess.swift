@@ -81,8 +81,9 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to completion (bounded by `timeout` seconds) and collects its output.
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60) throws -> CommandResult {
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, timeout: Double = 60) throws -> CommandResult {
     let p = Process()
+    if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
     p.executableURL = URL(fileURLWithPath: cleanSignalShim.executable)
     p.arguments = cleanSignalShim.arguments + [executable] + arguments
     if let environment { p.environment = environment }
