@@ -87,6 +87,7 @@ extension CaptureEvent {
     /// know (a newer minor addition), so readers can skip it; malformed lines are errors naming
     /// the line and the key.
     public static func decode(jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder = JSONDecoder()) throws(CaptureError) -> CaptureEvent? {
+        if let chunk = ChunkLineParser.parse(line) { return .chunk(chunk) }
         let r: RawEvent
         do {
             r = try decoder.decode(RawEvent.self, from: line)

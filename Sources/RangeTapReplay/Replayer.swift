@@ -107,7 +107,7 @@ public final class Replayer {
                             }
                             if !cached.isEmpty {
                                 let expected = try truth.bytes(request.resource, position..<(position + Int64(cached.count)))
-                                if !mismatchFound, let i = zip(expected, cached).enumerated().first(where: { $0.element.0 != $0.element.1 }).map({ Int64($0.offset) }) {
+                                if !mismatchFound, expected != cached, let i = Self.firstDifference(expected, cached) {
                                     mismatchFound = true
                                     let at = position + i
                                     report.mismatches.append(.init(
@@ -138,6 +138,17 @@ public final class Replayer {
         report.evictions = cache.evictions
         report.verified = report.mismatches.isEmpty && report.errors.isEmpty
         return report
+    }
+
+    /// Index of the first differing byte (called only when the two differ; equality is a memcmp).
+    static func firstDifference(_ a: Data, _ b: Data) -> Int64? {
+        a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in
+                let n = min(pa.count, pb.count)
+                for i in 0..<n where pa[i] != pb[i] { return Int64(i) }
+                return pa.count == pb.count ? nil : Int64(n)
+            }
+        }
     }
 
     static func hex(_ data: Data, from: Int) -> String {
