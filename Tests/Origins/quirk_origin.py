@@ -36,6 +36,35 @@ Modes (by path; any query string is ignored for routing):
   /bad-416           like normal, but a 416 carries no Content-Range (no */LEN)
   /echo              200 text/plain, body = exact request head bytes as received
   /status/NNN        status NNN (200-599), Content-Length: 0 (none for 204/304)
+  /strict            everything `rangetap probe` checks done right (RFC 9110): ETag
+                     "rt-strict-SIZE" and Last-Modified (strong) on every response,
+                     If-Range honoured, Range ignored on HEAD, the full range-set grammar
+                     (units case-insensitive, no stray spaces, invalid sets ignored -> 200),
+                     end past the length clamped, 416 with bytes */LEN, several ranges as
+                     multipart/byteranges (one part per range, in request order), HTTP/1.0
+                     ranges, keep-alive on HTTP/1.1 and on HTTP/1.0 + Connection: keep-alive,
+                     identity encoding only
+  /strict/DEFECT     /strict with exactly one defect, for the probe's tests:
+      head-206         HEAD with a Range answered 206
+      206-no-etag      206 responses without the ETag the 200 carries
+      if-range-etag    If-Range with an entity-tag ignored (stale ETag -> 206)
+      if-range-date    If-Range with a date ignored (old date -> 206)
+      clamp-416        416 for a range whose end is past the length (not clamped)
+      416-no-length    416 without Content-Range: bytes */LEN
+      multi-200        several ranges answered 200 with the whole body
+      multi-coalesce   several ranges answered as one 206 spanning them all
+      suffix-wrong     bytes=-N served as the first N bytes (Content-Range 0-(N-1))
+      unit-case        range unit matched case-sensitively (Bytes=0-1 -> 200)
+      http10-no-range  Range ignored on HTTP/1.0 requests (200)
+      close            "Connection: close" on every response, then closes
+      close-silently   closes after every response without saying so (no
+                       Connection: close; HTTP/1.0 keep-alive not offered)
+      gzip-mismatch    with Accept-Encoding: gzip, a 206 is gzip(identity slice) with the
+                       identity Content-Range, the 200 is gzip(whole body)
+      lowercase        names Content-type, accept-ranges, Content-range, content-Length
+      dup              a second, conflicting "Content-Type: application/octet-stream" line
+      bare-lf          every head line (and the blank line) ends in "\\n"
+      no-accept-ranges no Accept-Ranges header (ranges still answered)
   anything else      404 with a short body
 
 Ranges: single range "bytes=a-b", "bytes=a-", "bytes=-n" (only the first range
@@ -46,6 +75,7 @@ when the mode closes.  One stderr line per request:
     quirk: METHOD TARGET range=... -> STATUS bytes=N   (body bytes really written)
 """
 import argparse
+import gzip
 import http
 import re
 import signal
@@ -53,6 +83,7 @@ import socket
 import socketserver
 import sys
 import time
+from email.utils import formatdate
 from urllib.parse import parse_qs, urlsplit
 
 MAX_HEAD = 64 * 1024
@@ -64,6 +95,14 @@ RESOURCE_MODES = {"normal", "lowercase", "no-accept-ranges", "ignore-range", "sl
                   "bare-lf", "dup", "chunked", "close", "http10", "interim",
                   "wrong-range", "no-content-range", "bad-416"}
 RANGE_RE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.I)
+STRICT_LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
+STRICT_DEFECTS = {"head-206", "206-no-etag", "if-range-etag", "if-range-date", "clamp-416", "416-no-length",
+                  "multi-200", "multi-coalesce", "suffix-wrong", "unit-case", "http10-no-range",
+                  "close", "close-silently", "gzip-mismatch", "lowercase", "dup", "bare-lf",
+                  "no-accept-ranges"}
+STRICT_BOUNDARY = "RANGETAPSTRICTBOUNDARY"
+SPEC_RE = re.compile(r"^(\d*)-(\d*)$")
+_GZIP_FULL = None
 
 
 def make_resource(size):
@@ -96,6 +135,50 @@ def parse_range(value, size):
         return "unsat"
     b = size - 1 if last == "" else min(int(last), size - 1)
     return (a, b + 1)
+
+
+def parse_range_set(value, size, unit_case_sensitive=False, suffix_from_start=False):
+    """RFC 9110 14.1.1 to the letter.  Return None (absent, unknown unit or invalid: ignore ->
+    200), "unsat" (416) or (parts, clamped): [(start, end_exclusive)] of the satisfiable
+    specs in request order, and whether a last-pos past the end was clamped."""
+    if value is None:
+        return None
+    unit, sep, rest = value.partition("=")
+    if not sep or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", unit):
+        return None
+    if (unit != "bytes") if unit_case_sensitive else (unit.lower() != "bytes"):
+        return None
+    specs = [p.strip(" \t") for p in rest.split(",")]
+    specs = [p for p in specs if p]
+    if not specs:
+        return None
+    parts, clamped = [], False
+    for spec in specs:
+        m = SPEC_RE.match(spec)
+        if not m or (m.group(1) == "" and m.group(2) == ""):
+            return None
+        first, last = m.group(1), m.group(2)
+        if first == "":                                  # -n
+            n = int(last)
+            if n > 0 and size > 0:
+                parts.append((0, min(n, size)) if suffix_from_start else (max(0, size - n), size))
+            continue
+        a = int(first)
+        if last != "" and int(last) < a:
+            return None                                  # invalid: the whole header is ignored
+        if a >= size:
+            continue
+        if last != "" and int(last) >= size:
+            clamped = True
+        parts.append((a, size if last == "" else min(int(last), size - 1) + 1))
+    return (parts, clamped) if parts else "unsat"
+
+
+def gzip_full():
+    global _GZIP_FULL
+    if _GZIP_FULL is None:
+        _GZIP_FULL = gzip.compress(RESOURCE, mtime=0)
+    return _GZIP_FULL
 
 
 class Request:
@@ -218,6 +301,8 @@ class Handler(socketserver.BaseRequestHandler):
         """Send one response; return True to keep the connection open."""
         close = req.wants_close or req.get("transfer-encoding") is not None  # can't resync chunked uploads
         mode = req.path.lstrip("/")
+        if mode == "strict" or (mode.startswith("strict/") and mode[7:] in STRICT_DEFECTS):
+            return self.strict(req, mode[7:], close)
         if mode in RESOURCE_MODES:
             return self.resource(req, mode, close)
         if mode == "echo":
@@ -286,6 +371,86 @@ class Handler(socketserver.BaseRequestHandler):
             written = self.send_body(body, piece, delay_ms / 1000.0)
         else:
             written = self.send_body(body)
+        self.log(req, status, written)
+        return not (close or self.broken)
+
+
+    def strict(self, req, defect, close):
+        """/strict and /strict/DEFECT (see the module docstring)."""
+        size = len(RESOURCE)
+        etag = f'"rt-strict-{size}"'
+        value = req.get("range")
+        honour = value is not None and (req.method == "GET" or (req.method == "HEAD" and defect == "head-206"))
+        if honour and req.version == "HTTP/1.0" and defect == "http10-no-range":
+            honour = False
+        cond = req.get("if-range")
+        if honour and cond is not None:
+            if cond.startswith('"') or cond.startswith("W/"):
+                honour = defect == "if-range-etag" or cond == etag
+            else:
+                honour = defect == "if-range-date" or cond == STRICT_LAST_MODIFIED
+        ranges = parse_range_set(value, size, defect == "unit-case", defect == "suffix-wrong") if honour else None
+        status, parts = 200, None
+        if ranges == "unsat":
+            status = 416
+        elif ranges is not None:
+            parts, clamped = ranges
+            if defect == "clamp-416" and clamped:
+                status, parts = 416, None
+            elif len(parts) > 1 and defect == "multi-200":
+                parts = None
+            elif len(parts) > 1 and defect == "multi-coalesce":
+                status, parts = 206, [(min(a for a, _ in parts), max(b for _, b in parts))]
+            else:
+                status = 206
+
+        n = LOWER if defect == "lowercase" else NAMES
+        headers = [("Date", formatdate(usegmt=True))]
+        ctype = "video/mp4"
+        gz = defect == "gzip-mismatch" and any(t.split(";")[0].strip().lower() == "gzip"
+                                               for t in (req.get("accept-encoding") or "").split(","))
+        if status == 200:
+            body = gzip_full() if gz else RESOURCE
+        elif status == 416:
+            body = b""
+        elif len(parts) == 1:
+            a, b = parts[0]
+            body = RESOURCE[a:b]
+            if gz:
+                body = gzip.compress(body, mtime=0)
+        else:
+            ctype = f"multipart/byteranges; boundary={STRICT_BOUNDARY}"
+            body = b"".join(
+                f"\r\n--{STRICT_BOUNDARY}\r\nContent-Type: video/mp4\r\nContent-Range: bytes {a}-{b - 1}/{size}\r\n\r\n".encode()
+                + RESOURCE[a:b] for a, b in parts) + f"\r\n--{STRICT_BOUNDARY}--\r\n".encode()
+        headers.append((n["ct"], ctype))
+        if defect != "no-accept-ranges":
+            headers.append((n["ar"], "bytes"))
+        if not (status == 206 and defect == "206-no-etag"):
+            headers.append(("ETag", etag))
+        headers.append(("Last-Modified", STRICT_LAST_MODIFIED))
+        if status == 206 and len(parts) == 1:
+            headers.append((n["cr"], f"bytes {parts[0][0]}-{parts[0][1] - 1}/{size}"))
+        elif status == 416 and defect != "416-no-length":
+            headers.append((n["cr"], f"bytes */{size}"))
+        if gz and status != 416:
+            headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        headers.append((n["cl"], str(len(body))))
+        if defect == "dup":
+            headers.append(("Content-Type", "application/octet-stream"))
+
+        tokens = {t.strip().lower() for k, v in req.headers if k == "connection" for t in v.split(",")}
+        if req.version == "HTTP/1.0" and "keep-alive" in tokens and defect not in ("close", "close-silently"):
+            headers.append(("Connection", "keep-alive"))
+        elif close or defect == "close":
+            close = True
+            headers.append(("Connection", "close"))
+        elif defect == "close-silently" or req.version == "HTTP/1.0":
+            close = True                 # HTTP/1.0 without keep-alive closes by definition
+        eol = b"\n" if defect == "bare-lf" else b"\r\n"
+        self.sock.sendall(self.head("HTTP/1.1", status, headers, eol))
+        self.broken = False
+        written = self.send_body(body) if req.method != "HEAD" else 0
         self.log(req, status, written)
         return not (close or self.broken)
 

@@ -1,0 +1,67 @@
+import RangeTapCore
+
+/// A `multipart/byteranges` body split into its parts (RFC 9110 §14.6).
+struct MultipartByteranges: Sendable {
+    /// One part: its header lines and body bytes.
+    struct Part: Sendable {
+        /// The part's header lines, raw.
+        var headers: [HeaderLine]
+        /// The part's bytes.
+        var body: [UInt8]
+        /// The part's Content-Range value.
+        var contentRange: String? { headers.first(named: "Content-Range") }
+    }
+
+    /// The parts in order.
+    var parts: [Part]
+
+    /// The `boundary` parameter of a Content-Type value, unquoted.
+    static func boundary(contentType: String) -> String? {
+        for param in contentType.split(separator: ";").dropFirst() {
+            let kv = param.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, kv[0].trimmedOWS().lowercased() == "boundary" else { continue }
+            var v = kv[1].trimmedOWS()
+            if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
+            return v.isEmpty ? nil : v
+        }
+        return nil
+    }
+
+    /// Splits `body`; the error says what was malformed.
+    static func parse(_ body: [UInt8], boundary: String) -> Result<MultipartByteranges, MultipartError> {
+        let delimiter = Array("--\(boundary)".utf8)
+        guard var at = find(delimiter, in: body, from: 0) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
+        var parts: [Part] = []
+        while true {
+            at += delimiter.count
+            if at + 1 < body.count, body[at] == UInt8(ascii: "-"), body[at + 1] == UInt8(ascii: "-") { break }
+            // The rest of the delimiter line.
+            guard let eol = body[at...].firstIndex(of: UInt8(ascii: "\n")) else { return .failure(.init("the body ends inside a delimiter line (no closing \"--\(boundary)--\")")) }
+            var i = eol + 1
+            var headers: [HeaderLine] = []
+            while true {
+                guard let end = body[i...].firstIndex(of: UInt8(ascii: "\n")) else { return .failure(.init("part \(parts.count + 1) ends inside its headers")) }
+                let line = HeaderLine(raw: Latin1.string(body[i...end]))
+                i = end + 1
+                if line.isBlank { break }
+                headers.append(line)
+            }
+            guard let next = find(Array("\r\n--\(boundary)".utf8), in: body, from: i) ?? find(Array("\n--\(boundary)".utf8), in: body, from: i) else {
+                return .failure(.init("part \(parts.count + 1) is not followed by a delimiter (no closing \"--\(boundary)--\")"))
+            }
+            parts.append(Part(headers: headers, body: Array(body[i..<next])))
+            at = body[next] == UInt8(ascii: "\r") ? next + 2 : next + 1
+        }
+        return .success(MultipartByteranges(parts: parts))
+    }
+
+    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+        guard !needle.isEmpty, hay.count >= needle.count else { return nil }
+        var i = from
+        while i + needle.count <= hay.count {
+            if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,48 @@
+/// What to probe and how.
+public struct ProbeOptions: Sendable {
+    /// The resource's absolute `http://` or `https://` URL.
+    public var url: String
+    /// Extra header lines `Name: value` sent with every request (a user's line replaces the
+    /// probe's line of the same name).
+    public var headers: [String]
+    /// Skip TLS certificate verification.
+    public var insecure: Bool
+    /// Limit on each request (connect and transfer), in seconds.
+    public var timeoutSeconds: Double
+    /// Most bytes of the plain GET read as the reference that range bodies are compared with;
+    /// slices past it are compared with the open-ended range instead.
+    public var referenceLimit: Int64
+    /// The User-Agent line.
+    public var userAgent: String
+
+    /// Options for probing `url`.
+    public init(url: String, headers: [String] = [], insecure: Bool = false, timeoutSeconds: Double = 10, referenceLimit: Int64 = 8 << 20, userAgent: String = "rangetap-probe/0.1") {
+        self.url = url
+        self.headers = headers
+        self.insecure = insecure
+        self.timeoutSeconds = timeoutSeconds
+        self.referenceLimit = referenceLimit
+        self.userAgent = userAgent
+    }
+
+    /// The timeout in whole milliseconds (at least 1).
+    var timeoutMs: Int { max(1, Int((timeoutSeconds * 1000).rounded())) }
+
+    /// Throws when an option makes no sense, with what to pass instead.
+    public func validate() throws(ProbeError) {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.count > 8, !url.contains(" ") else {
+            throw .badURL(url)
+        }
+        for line in headers {
+            guard let colon = line.firstIndex(of: ":") else { throw .badHeader(line) }
+            let name = line[..<colon]
+            let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            guard !name.isEmpty, name.allSatisfy({ tchar.contains($0) }), !line.contains("\r"), !line.contains("\n") else {
+                throw .badHeader(line)
+            }
+        }
+        guard timeoutSeconds.isFinite, timeoutSeconds > 0, timeoutSeconds <= 3600 else { throw .badTimeout(timeoutSeconds == timeoutSeconds.rounded() && timeoutSeconds.isFinite ? String(Int(timeoutSeconds)) : String(timeoutSeconds)) }
+        guard referenceLimit >= 64 * 1024 else { throw .badReferenceLimit(referenceLimit) }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import RangeTapCore
+
+extension ProbeReport {
+    /// The checks grouped by area — areas with failures first, failures first within an area —
+    /// each with a one-line reason; with `verbose`, the requests and raw response heads under
+    /// each check. Ends with the verdicts and the overall result.
+    public func text(verbose: Bool = false) -> String {
+        var out: [String] = []
+        out.append("rangetap probe \(url)")
+        let lengthText = length.map { "\($0) bytes" } ?? "length unknown"
+        out.append("\(lengthText) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms")
+        let idOrder = Dictionary(uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { ($1.rawValue, $0) })
+        let areaOrder = Dictionary(uniqueKeysWithValues: ProbeArea.allCases.enumerated().map { ($1, $0) })
+        let groups = Dictionary(grouping: checks, by: \.area)
+        let areas = groups.keys.sorted { a, b in
+            let wa = groups[a]!.map(\.result).max()!
+            let wb = groups[b]!.map(\.result).max()!
+            return wa != wb ? wa > wb : areaOrder[a]! < areaOrder[b]!
+        }
+        let width = (checks.map(\.id.count).max() ?? 10) + 2
+        for area in areas {
+            out.append("")
+            out.append(area.title)
+            let sorted = groups[area]!.sorted { a, b in
+                a.result != b.result ? a.result > b.result : (idOrder[a.id] ?? 0) < (idOrder[b.id] ?? 0)
+            }
+            for c in sorted {
+                let pad = String(repeating: " ", count: max(1, width - c.id.count))
+                out.append("  \(c.result.label.padding(4))  \(c.id)\(pad)\(c.message)  [\(c.rfc)]")
+                if verbose { out += Self.evidenceLines(c.evidence) }
+            }
+        }
+        out.append("")
+        out.append("verdicts")
+        for v in verdicts { out.append("  \(v.ok ? "✓" : "✗") \(v.text)") }
+        out.append("")
+        switch result {
+        case .fail: out.append("result: FAIL (\(summary.fail) check\(summary.fail == 1 ? "" : "s") failed)")
+        case .warn: out.append("result: PASS with \(summary.warn) warning\(summary.warn == 1 ? "" : "s")")
+        default: out.append("result: PASS")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// Indented request and response lines of the evidence.
+    static func evidenceLines(_ evidence: [ProbeEvidence]) -> [String] {
+        var out: [String] = []
+        let indent = "          "
+        for e in evidence {
+            out.append("\(indent)— \(e.label)")
+            for line in e.request where !HeaderLine(raw: line).isBlank {
+                out.append("\(indent)> \(HeaderLine(raw: line).content)")
+            }
+            for line in e.response {
+                let h = HeaderLine(raw: line)
+                if h.isBlank { continue }
+                out.append("\(indent)< \(h.content)\(h.terminator == "\n" ? "   [bare LF]" : "")")
+            }
+            var facts: [String] = []
+            if e.status != nil {
+                facts.append("\(e.bodyBytes) body bytes read\(e.stoppedEarly ? ", then rangetap hung up" : "")")
+            }
+            if let sha = e.sha256 { facts.append("SHA-256 \(sha.prefix(16))…") }
+            if let reused = e.reusedConnection { facts.append(reused ? "reused connection" : "new connection") }
+            if let port = e.localPort, port > 0 { facts.append("local port \(port)") }
+            if let error = e.error { facts.append("error: \(error)") }
+            facts.append(String(format: "%.1f ms", e.durationMs))
+            out.append("\(indent)  " + facts.joined(separator: ", "))
+        }
+        return out
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,123 @@
+import Crypto
+import RangeTapCore
+import RangeTapCurl
+
+/// The libcurl side of one probe request: keeps every head raw, hashes the body as it streams
+/// (the whole of what was read, and any requested slices), and hangs up through the write
+/// callback's `.abort` once the read limit for the answer's status is reached.
+///
+/// Its mutable state is touched only on the ``CurlMulti`` thread, where every delegate call runs.
+final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
+    private var response: ProbeResponse
+    private let clock = MonotonicClock()
+    private var continuation: CheckedContinuation<ProbeResponse, Never>?
+    private var current: [HeaderLine] = []
+    private var currentStatus: Int?
+    private var currentVersion: String?
+    private var finalSeen = false
+    private var limit: Int64 = 0
+    private var bodyStart: Int64 = 0
+    private var hasher = SHA256()
+    private var sliceHashers: [(range: ByteRange, hasher: SHA256)] = []
+
+    /// A delegate that resumes `continuation` once, when libcurl lets go of the transfer.
+    init(request: ProbeRequest, requestLines: [String], continuation: CheckedContinuation<ProbeResponse, Never>) {
+        response = ProbeResponse(request: request, requestLines: requestLines)
+        self.continuation = continuation
+    }
+
+    func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
+        let header = HeaderLine(raw: Latin1.string(line))
+        if finalSeen {
+            return  // trailers after a chunked body: not part of any head
+        }
+        let content = header.content
+        if content.hasPrefix("HTTP/") {
+            if !current.isEmpty { response.heads.append(current) }
+            current = [header]
+            let parts = content.split(separator: " ", maxSplits: 2)
+            currentVersion = parts.first.map(String.init)
+            currentStatus = parts.count > 1 ? Int(parts[1]) : nil
+            return
+        }
+        current.append(header)
+        guard header.isBlank else { return }
+        response.heads.append(current)
+        current = []
+        guard let status = currentStatus, status >= 200 else { return }
+        finalSeen = true
+        response.status = status
+        response.version = currentVersion
+        limit = response.request.limits.limit(for: status)
+        if status == 206, case .success(let cr)? = response.contentRange, let r = cr.range {
+            bodyStart = r.first
+        }
+        sliceHashers = response.request.slices.map { ($0, SHA256()) }
+        if let info = transfer.connectionInfo() {
+            response.reused = info.reused
+            response.localPort = info.localPort
+        }
+    }
+
+    func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
+        let room = limit - response.bodyBytes
+        guard room > 0 else {
+            response.stoppedEarly = true
+            return .abort
+        }
+        let take = Int(min(Int64(bytes.count), room))
+        let part = UnsafeRawBufferPointer(rebasing: bytes[0..<take])
+        hasher.update(bufferPointer: part)
+        let offset = bodyStart + response.bodyBytes
+        for i in sliceHashers.indices {
+            let r = sliceHashers[i].range
+            let lo = max(r.first, offset)
+            let hi = min(r.upperBound, offset + Int64(take))
+            if lo < hi {
+                sliceHashers[i].hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: part[Int(lo - offset)..<Int(hi - offset)]))
+            }
+        }
+        let keep = response.request.keepBytes - response.kept.count
+        if keep > 0 { response.kept.append(contentsOf: part.prefix(keep)) }
+        response.bodyBytes += Int64(take)
+        if take < bytes.count {
+            response.stoppedEarly = true
+            return .abort
+        }
+        return .consumed
+    }
+
+    func transferDidEndRound(_ transfer: CurlTransfer) {}
+
+    func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
+        if !current.isEmpty { response.heads.append(current) }
+        switch result {
+        case .ok:
+            break
+        case .cancelled:
+            if !response.stoppedEarly { response.error = "cancelled" }
+        case .failed(let code, let message):
+            if !response.stoppedEarly { response.error = "\(message) (libcurl error \(code))" }
+        }
+        if response.bodyBytes > 0 { response.sha256 = Self.hex(hasher.finalize()) }
+        let end = bodyStart + response.bodyBytes
+        for (range, h) in sliceHashers where range.first >= bodyStart && range.upperBound <= end {
+            response.sliceHashes[range] = Self.hex(h.finalize())
+        }
+        response.durationMs = Double(clock.now()) / 1e6
+        let c = continuation
+        continuation = nil
+        c?.resume(returning: response)
+    }
+
+    /// Lower-case hex of a digest.
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for b in digest {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
