@@ -53,6 +53,8 @@ Modes (by path; any query string is ignored for routing):
       416-no-length    416 without Content-Range: bytes */LEN
       multi-200        several ranges answered 200 with the whole body
       multi-coalesce   several ranges answered as one 206 spanning them all
+      multi-bad-part   multipart/byteranges whose second part's Content-Range starts one
+                       byte after the bytes it carries
       suffix-wrong     bytes=-N served as the first N bytes (Content-Range 0-(N-1))
       unit-case        range unit matched case-sensitively (Bytes=0-1 -> 200)
       http10-no-range  Range ignored on HTTP/1.0 requests (200)
@@ -97,7 +99,7 @@ RESOURCE_MODES = {"normal", "lowercase", "no-accept-ranges", "ignore-range", "sl
 RANGE_RE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.I)
 STRICT_LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
 STRICT_DEFECTS = {"head-206", "206-no-etag", "if-range-etag", "if-range-date", "clamp-416", "416-no-length",
-                  "multi-200", "multi-coalesce", "suffix-wrong", "unit-case", "http10-no-range",
+                  "multi-200", "multi-coalesce", "multi-bad-part", "suffix-wrong", "unit-case", "http10-no-range",
                   "close", "close-silently", "gzip-mismatch", "lowercase", "dup", "bare-lf",
                   "no-accept-ranges"}
 STRICT_BOUNDARY = "RANGETAPSTRICTBOUNDARY"
@@ -420,9 +422,11 @@ class Handler(socketserver.BaseRequestHandler):
                 body = gzip.compress(body, mtime=0)
         else:
             ctype = f"multipart/byteranges; boundary={STRICT_BOUNDARY}"
+            # multi-bad-part: the second part's Content-Range starts one byte after the bytes it carries.
+            shift = [1 if defect == "multi-bad-part" and i == 1 else 0 for i in range(len(parts))]
             body = b"".join(
-                f"\r\n--{STRICT_BOUNDARY}\r\nContent-Type: video/mp4\r\nContent-Range: bytes {a}-{b - 1}/{size}\r\n\r\n".encode()
-                + RESOURCE[a:b] for a, b in parts) + f"\r\n--{STRICT_BOUNDARY}--\r\n".encode()
+                f"\r\n--{STRICT_BOUNDARY}\r\nContent-Type: video/mp4\r\nContent-Range: bytes {a + d}-{b - 1}/{size}\r\n\r\n".encode()
+                + RESOURCE[a:b] for (a, b), d in zip(parts, shift)) + f"\r\n--{STRICT_BOUNDARY}--\r\n".encode()
         headers.append((n["ct"], ctype))
         if defect != "no-accept-ranges":
             headers.append((n["ar"], "bytes"))

@@ -124,3 +124,27 @@ struct InspectFindingsTests {
         #expect(a.summary.cancels == 1 && a.summary.seeks == 1)
     }
 }
+
+/// Multi-range responses, checked part by part from the recorded body.
+@Suite(.serialized)
+struct InspectMultipartTests {
+    @Test func multipartPartsAreCheckedOneByOne() async throws {
+        let origin = try QuirkOrigin(size: 1 << 20)
+        let dir = Paths.temporaryDirectory("mp")
+        try Data(QuirkOrigin.expectedBytes(0..<100_000)).write(to: URL(fileURLWithPath: dir + "/a.bin"))
+        let nginx = try NginxServer(root: dir)
+        let proxy = try await ProxyHarness()
+        for url in [nginx.url("a.bin"), origin.url("/strict"), origin.url("/strict/multi-bad-part")] {
+            _ = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-r", "0-0,200-299", url, "-o", "/dev/null"])
+        }
+        _ = try await proxy.stopAndRead()
+        let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        #expect(a.exchanges.count == 3)
+        for e in a.exchanges { #expect(e.findings.contains { $0.code == "multipart-byteranges" }, "#\(e.record.id)") }
+        #expect(!a.exchanges[0].findings.contains { $0.code == "multipart-part-invalid" }, "nginx: \(a.exchanges[0].findings)")
+        #expect(!a.exchanges[1].findings.contains { $0.code == "multipart-part-invalid" }, "strict: \(a.exchanges[1].findings)")
+        let bad = a.exchanges[2].findings.filter { $0.code == "multipart-part-invalid" }
+        #expect(bad.count == 1)
+        #expect(bad.first?.message.contains("part 2 of 2 says 201-299 (99 bytes) but carries 100") == true, "\(bad)")
+    }
+}

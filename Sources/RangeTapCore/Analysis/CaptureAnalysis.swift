@@ -87,6 +87,14 @@ public struct CaptureAnalysis: Sendable {
         try reader.forEachEvent { builder.apply($0) }
         var analysis = builder.finish()
         analysis.truncatedTail = reader.truncatedTail
+        if reader.header.bodies {
+            for (ex, chunks) in builder.multipartChunks {
+                guard let i = analysis.exchanges.firstIndex(where: { $0.record.id == ex }) else { continue }
+                var body: [UInt8] = []
+                for c in chunks { body.append(contentsOf: try reader.bytes(of: c)) }
+                analysis.exchanges[i].findings += MultipartCheck.findings(analysis.exchanges[i].record, body: body)
+            }
+        }
         return analysis
     }
 

@@ -10,6 +10,8 @@ public struct CaptureAnalysisBuilder: Sendable {
     private var lengths: [String: Int64] = [:]
     private var acceptRangesSeen: [String: String?] = [:]
     private var partialSeen: Set<String> = []
+    /// Chunks of multipart/byteranges responses, whose parts are checked once bodies can be read.
+    private(set) var multipartChunks: [Int: [ChunkEvent]] = [:]
 
     /// Starts an analysis of a capture with `header`.
     public init(header: CaptureHeader, keepChunks: Bool) {
@@ -27,6 +29,10 @@ public struct CaptureAnalysisBuilder: Sendable {
         case .connectionClose(let e):
             connectionInfo[e.connection]?.closedBy = e.by
             connectionInfo[e.connection]?.requests = e.requests
+        case .response(let r) where r.lines.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true:
+            multipartChunks[r.exchange] = []
+        case .chunk(let c) where multipartChunks[c.exchange] != nil:
+            multipartChunks[c.exchange]!.append(c)
         case .error(let e) where e.exchange == nil:
             analysis.findings.append(Finding(e.kind == "bad-request" ? .badRequest : .upstreamError, e.message, evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
         default:

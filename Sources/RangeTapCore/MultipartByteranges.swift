@@ -1,26 +1,24 @@
-import RangeTapCore
-
 /// A `multipart/byteranges` body split into its parts (RFC 9110 §14.6).
-struct MultipartByteranges: Sendable {
+public struct MultipartByteranges: Sendable {
     /// One part: its header lines and body bytes.
-    struct Part: Sendable {
+    public struct Part: Sendable {
         /// The part's header lines, raw.
-        var headers: [HeaderLine]
+        public var headers: [HeaderLine]
         /// The part's bytes.
-        var body: [UInt8]
+        public var body: [UInt8]
         /// The part's Content-Range value.
-        var contentRange: String? { headers.first(named: "Content-Range") }
+        public var contentRange: String? { headers.first(named: "Content-Range") }
     }
 
     /// The parts in order.
-    var parts: [Part]
+    public var parts: [Part]
 
     /// The `boundary` parameter of a Content-Type value, unquoted.
-    static func boundary(contentType: String) -> String? {
+    public static func boundary(contentType: String) -> String? {
         for param in contentType.split(separator: ";").dropFirst() {
             let kv = param.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2, kv[0].trimmedOWS().lowercased() == "boundary" else { continue }
-            var v = kv[1].trimmedOWS()
+            guard kv.count == 2, kv[0].trimmingHTTPWhitespace().lowercased() == "boundary" else { continue }
+            var v = String(kv[1].trimmingHTTPWhitespace())
             if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
             return v.isEmpty ? nil : v
         }
@@ -28,7 +26,7 @@ struct MultipartByteranges: Sendable {
     }
 
     /// Splits `body`; the error says what was malformed.
-    static func parse(_ body: [UInt8], boundary: String) -> Result<MultipartByteranges, MultipartError> {
+    public static func parse(_ body: [UInt8], boundary: String) -> Result<MultipartByteranges, MultipartError> {
         let delimiter = Array("--\(boundary)".utf8)
         guard var at = find(delimiter, in: body, from: 0) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
         var parts: [Part] = []
