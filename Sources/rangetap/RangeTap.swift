@@ -7,6 +7,6 @@ struct RangeTap: AsyncParsableCommand {
         commandName: "rangetap",
         abstract: "Record and inspect HTTP range traffic: every range request, chunk and cancel, timestamped.",
         version: "0.1.0",
-        subcommands: [RecordCommand.self, InspectCommand.self, SummaryCommand.self, PlayCommand.self, ExportCommand.self, ReplayCommand.self, ProbeCommand.self]
+        subcommands: [RecordCommand.self, InspectCommand.self, SummaryCommand.self, PlayCommand.self, ExportCommand.self, ReplayCommand.self, ProbeCommand.self, ServeCommand.self]
     )
 }

@@ -3,11 +3,16 @@ import Foundation
 import RangeTapReplay
 
 /// `rangetap replay`: prove a cache hands back exactly the bytes the origin sent.
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Feed a capture to a cache, play the same requests again, verify every byte.",
-        discussion: "Exit 0 when every byte served from the cache is exact, 1 when not, 2 on bad input."
+        discussion: """
+        Exit 0 when every byte served from the cache is exact, 1 when not, 2 on bad input. \
+        --through replays through an HTTP caching proxy placed in front of the capture served as an \
+        origin (rangetap serve --ideal on 127.0.0.1:--origin-port): the proxy must forward there, \
+        for example nginx with proxy_pass http://127.0.0.1:PORT. See docs/replay.md.
+        """
     )
 
     @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
@@ -18,6 +23,15 @@ struct ReplayCommand: ParsableCommand {
 
     @Option(name: .customLong("cache-cmd"), help: "An external cache speaking docs/cache-protocol.md on stdin/stdout (run with /bin/sh -c).")
     var cacheCommand: String?
+
+    @Option(name: .long, help: ArgumentHelp("An HTTP caching proxy in front of the capture served as an origin: requests go through it twice.", valueName: "http://HOST:PORT"))
+    var through: String?
+
+    @Option(name: .long, help: "With --through: the 127.0.0.1 port of the origin the proxy forwards to (default: a free one, printed, and on a terminal the replay waits for Enter).")
+    var originPort: Int?
+
+    @Option(name: .long, help: "With --through: seconds the proxy may take for one response.")
+    var timeout: Double = 30
 
     @Option(name: .long, help: "Capacity of a built-in cache in bytes (oldest entries are evicted first).")
     var capacity: Int64 = 1 << 40
@@ -32,12 +46,22 @@ struct ReplayCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if (cache == nil) == (cacheCommand == nil) { throw ValidationError("give exactly one of --cache STRATEGY or --cache-cmd CMD") }
+        if [cache != nil, cacheCommand != nil, through != nil].filter({ $0 }).count != 1 {
+            throw ValidationError("give exactly one of --cache STRATEGY, --cache-cmd CMD or --through PROXY_URL")
+        }
+        if through == nil && originPort != nil { throw ValidationError("--origin-port goes with --through") }
+        if let originPort, !(1...65535).contains(originPort) { throw ValidationError("--origin-port must be a TCP port (1-65535)") }
+        if let through, !ThroughProxyReplay.isValidProxyURL(through) { throw ValidationError(FixtureError.badProxyURL(through).description) }
+        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if let cache, CacheStrategy(rawValue: cache) == nil { throw ValidationError(ReplayError.unknownStrategy(cache).description) }
         if capacity <= 0 { throw ValidationError("--capacity must be positive") }
     }
 
-    func run() throws {
+    func run() async throws {
+        if let through {
+            try await runThrough(through)
+            return
+        }
         let replayer: Replayer
         do {
             replayer = try Replayer(path: capture)
@@ -64,14 +88,41 @@ struct ReplayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        try output(report)
+    }
+
+    private func output(_ report: ReplayReport, extra: String = "") throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             FileHandle.standardOutput.write(try encoder.encode(report))
             print()
+            if !extra.isEmpty { StandardError().write("rangetap: " + extra) }
         } else {
-            print(report.text, terminator: "")
+            print(report.text + (extra.isEmpty ? "" : extra + "\n"), terminator: "")
         }
         if !report.verified { throw ExitCode(1) }
+    }
+
+    /// `--through`: the capture served as an origin, the requests sent twice through the proxy.
+    private func runThrough(_ proxyURL: String) async throws {
+        let stderr = StandardError()
+        let replay: ThroughProxyReplay
+        let port: Int
+        do {
+            replay = try ThroughProxyReplay(capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0, timeout: timeout)
+            port = try await replay.startOrigin()
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        stderr.write("rangetap: origin (the capture, served --ideal) on http://127.0.0.1:\(port); the proxy at \(proxyURL) must forward to it (nginx: proxy_pass http://127.0.0.1:\(port);)")
+        if originPort == nil && isatty(STDIN_FILENO) == 1 {
+            stderr.write("rangetap: press Enter when the proxy forwards there")
+            _ = readLine()
+        }
+        let result = await replay.run()
+        await replay.stop()
+        try output(result.report, extra: result.originSummary)
     }
 }

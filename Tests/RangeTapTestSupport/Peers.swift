@@ -78,8 +78,9 @@ public final class NginxServer: @unchecked Sendable {
     private let process: TestProcess
 
     /// Starts nginx (foreground, no master process) serving `root`, over TLS when `tls` names a
-    /// certificate and key.
-    public init(root: String, extraServerConfig: String = "", tls: (certificate: String, key: String)? = nil) throws {
+    /// certificate and key. `extraServerConfig` goes inside the `server` block,
+    /// `extraHTTPConfig` inside the `http` block (for `proxy_cache_path` and the like).
+    public init(root: String, extraServerConfig: String = "", extraHTTPConfig: String = "", tls: (certificate: String, key: String)? = nil) throws {
         self.root = root
         dir = Paths.temporaryDirectory("nginx")
         port = try freePort()
@@ -94,6 +95,7 @@ public final class NginxServer: @unchecked Sendable {
           access_log \(dir)/access.log bytes;
           client_body_temp_path \(dir); proxy_temp_path \(dir); fastcgi_temp_path \(dir); uwsgi_temp_path \(dir); scgi_temp_path \(dir);
           types { video/mp4 mp4; application/octet-stream bin; }
+          \(extraHTTPConfig)
           server { listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl"); root \(root); \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? "") \(extraServerConfig) }
         }
         """

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `body.bin` of a capture, read with `pread(2)` so any number of connections can read it at
+/// once without sharing a file position.
+final class BodyFile: Sendable {
+    private let fd: Int32
+    /// The file's path.
+    let path: String
+
+    /// Opens `path` read-only.
+    init(path: String) throws(FixtureError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotRead(path, String(cString: strerror(errno))) }
+        self.fd = fd
+        self.path = path
+    }
+
+    /// `count` bytes at `offset`, appended to `into`.
+    func read(at offset: Int64, count: Int, into out: inout [UInt8]) throws(FixtureError) {
+        guard count > 0 else { return }
+        out += try read(at: offset, count: count)
+    }
+
+    /// `count` bytes at `offset`.
+    func read(at offset: Int64, count: Int) throws(FixtureError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var failure: FixtureError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + Int64(done)))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    failure = .cannotRead(path, n == 0 ? "it ends before offset \(offset + Int64(count))" : String(cString: strerror(errno)))
+                    break
+                }
+                done += n
+            }
+            initialized = failure == nil ? count : 0
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    deinit { close(fd) }
+}

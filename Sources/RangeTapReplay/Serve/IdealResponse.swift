@@ -1,0 +1,71 @@
+import RangeTapCore
+
+/// A response the ideal origin sends: status, field lines and a body made of literal bytes and
+/// spans of a resource. Planned without I/O, so the RFC 9110 rules are testable alone.
+struct IdealResponse: Sendable, Equatable {
+    /// A piece of the body.
+    enum Part: Sendable, Equatable {
+        /// Bytes written as they are (text bodies, multipart boundaries and part heads).
+        case literal([UInt8])
+        /// Bytes of the resource, read from the capture.
+        case resource(Range<Int64>)
+
+        var count: Int64 {
+            switch self {
+            case .literal(let b): Int64(b.count)
+            case .resource(let r): r.upperBound - r.lowerBound
+            }
+        }
+    }
+
+    /// Status code.
+    var status: Int
+    /// Field lines in order, without Content-Length (computed from the body).
+    var fields: [(name: String, value: String)]
+    /// The body as it would be sent to a GET.
+    var body: [Part]
+    /// Set when the answer refuses bytes the capture never held: what was missing.
+    var uncaptured: String?
+
+    /// Body length in bytes.
+    var contentLength: Int64 { body.reduce(0) { $0 + $1.count } }
+
+    /// The head, byte-exact (a HEAD gets the same head and no body). An HTTP/1.0 client that
+    /// asked for keep-alive is told it holds.
+    func head(keepAlive: Bool, http10: Bool = false) -> [UInt8] {
+        var s = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        for f in fields { s += "\(f.name): \(f.value)\r\n" }
+        s += "Content-Length: \(contentLength)\r\n"
+        if !keepAlive { s += "Connection: close\r\n" } else if http10 { s += "Connection: keep-alive\r\n" }
+        s += "\r\n"
+        return Array(s.utf8)
+    }
+
+    static func == (a: IdealResponse, b: IdealResponse) -> Bool {
+        a.status == b.status && a.body == b.body && a.fields.map { "\($0.name): \($0.value)" } == b.fields.map { "\($0.name): \($0.value)" }
+    }
+
+    /// The field value named `name` (case-insensitive), if any.
+    func field(_ name: String) -> String? {
+        fields.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The reason phrase of the statuses the fixture sends.
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 206: "Partial Content"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 416: "Range Not Satisfiable"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+
+    /// A `text/plain` response.
+    static func text(_ status: Int, _ text: String, extra: [(name: String, value: String)] = [], uncaptured: String? = nil) -> IdealResponse {
+        IdealResponse(status: status, fields: [("Content-Type", "text/plain; charset=utf-8")] + extra, body: [.literal(Array(text.utf8))], uncaptured: uncaptured)
+    }
+}

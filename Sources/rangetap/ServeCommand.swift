@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import RangeTapReplay
+
+/// `rangetap serve`: a capture as an HTTP origin.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a capture as an HTTP/1.1 origin: faithfully as recorded, or with ideal range handling.",
+        discussion: """
+        --faithful (the default) answers each recorded request (matched by method, path with query \
+        and Range value) exactly as it was answered: the raw status and header lines, the body in \
+        the recorded chunk sizes at the recorded pace (--speed scales it), drops and cancels \
+        included; an unknown request gets a 404 listing what the capture has. --ideal serves the \
+        captured bytes of each resource with RFC 9110 range handling: 200, 206, \
+        multipart/byteranges, 416 (bytes */LENGTH) for bytes past the end or never captured, HEAD. \
+        Prints the address to stderr, one line per request; Ctrl-C stops. See docs/replay.md.
+        """
+    )
+
+    /// How to answer.
+    enum Mode: String, EnumerableFlag {
+        case faithful, ideal
+
+        static func help(for value: Mode) -> ArgumentHelp? {
+            switch value {
+            case .faithful: "Replay each recorded exchange byte for byte, with its pacing."
+            case .ideal: "Serve the captured bytes of each resource with correct range handling."
+            }
+        }
+    }
+
+    @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
+    var capture: String
+
+    @Option(name: .long, help: "Address to listen on, HOST:PORT or PORT (port 0 picks a free one).")
+    var listen: String = "127.0.0.1:8081"
+
+    @Flag(exclusivity: .exclusive)
+    var mode: Mode = .faithful
+
+    @Option(name: .long, help: "Pacing of --faithful: 2 is twice as fast as recorded, 0 sends without pauses.")
+    var speed: Double = 1
+
+    @Flag(name: .long, help: "Allow listening on a non-loopback address.")
+    var allowRemote = false
+
+    @Flag(name: .shortAndLong, help: "Do not print a line per request.")
+    var quiet = false
+
+    func validate() throws {
+        let address = try ListenAddress(listen)
+        if !allowRemote && !Self.isLoopback(address.host) {
+            throw ValidationError("--listen \(listen) is not a loopback address: add --allow-remote to serve the capture to other machines")
+        }
+        if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be a number >= 0 (0: no pauses)") }
+        if mode == .ideal && speed != 1 { throw ValidationError("--speed paces --faithful only") }
+    }
+
+    func run() async throws {
+        let stderr = StandardError()
+        let address = try ListenAddress(listen)
+        var sink: (@Sendable (String) -> Void)?
+        if !quiet {
+            sink = { line in stderr.write("rangetap: " + line) }
+        }
+        let server: FixtureServer
+        let port: Int
+        do {
+            server = try FixtureServer(
+                capturePath: capture, mode: mode == .ideal ? FixtureServer.Mode.ideal : FixtureServer.Mode.faithful, host: address.host, port: address.port,
+                speed: speed, lineSink: sink)
+            port = try await server.start()
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
+        let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
+        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on http://\(shown):\(port); Ctrl-C to stop")
+        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        await server.stop()
+        let t = server.traffic
+        stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(t.requests) requests, \(t.bodyBytes) body bytes served")
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
