@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rangetap end to end: installs what is missing, builds, starts a local nginx on a generated MP4
 # (index at the end), records a real player session through the proxy — ffprobe opening the file,
-# then ffmpeg seeking to 12 s and playing 3 s — and prints what the capture holds.
+# then ffmpeg seeking to 12 s and playing 3 s, curl's AVPlayer-style probe and an abandoned
+# open-ended range — and prints the inspection (timeline, findings, summary) plus an HTML waterfall.
 # Everything runs on 127.0.0.1; only processes started here are stopped, by PID.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,24 +17,13 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() { for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "nothing listens on $1" >&2; return 1; }
+. "$root/tools/lib.sh"
 
 echo "== generating media with ffmpeg's test sources" >&2
 tools/make-media.sh "$work/www"
 
 origin_port=$(free_port)
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" <<CONF
-daemon off; master_process off; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
-events { worker_connections 256; }
-http {
-  access_log $work/nginx/access.log;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx; uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  types { video/mp4 mp4; }
-  server { listen 127.0.0.1:$origin_port; root $work/www; }
-}
-CONF
+write_nginx_conf "$work/nginx" "$origin_port" "$work/www"
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log" & pids+=($!)
 wait_port "$origin_port"
 
@@ -57,7 +47,8 @@ kill -INT "$rec"; wait "$rec" || true
 echo "== what the proxy printed while recording" >&2
 cat "$work/record.log" >&2
 echo
-echo "== rangetap summary $capture"
-"$bin" summary "$capture"
+echo "== rangetap inspect $capture --html $work/report.html"
+"$bin" inspect "$capture" --html "$work/report.html"
 echo
 echo "capture kept at $capture (events.jsonl + body.bin; format: docs/capture-format.md)"
+echo "waterfall: $work/report.html"

@@ -37,8 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() { for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "nothing listens on $1" >&2; return 1; }
+. "$root/tools/lib.sh"
 forget_pid() { local keep=(); for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done; pids=(${keep[@]+"${keep[@]}"}); }
 
 echo "== media: tools/make-media.sh, then small 320x240 variants" >&2
@@ -51,19 +50,9 @@ ffmpeg -i "$work/full/moov-at-end.mp4" -t 5 "${small[@]}" "$work/www/short.mp4" 
 ls -l "$work/www" >&2
 
 nginx_port=$(free_port)
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" <<CONF
-daemon off; master_process off; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
-events { worker_connections 256; }
-http {
-  access_log $work/nginx/access.log;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx; uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  types { video/mp4 mp4; }
-  # A 256 KiB/s "network" per request: on bare loopback the proxy would have read the whole
-  # file before a player's cancel reached it, and recorded no cancel at all.
-  server { listen 127.0.0.1:$nginx_port; root $work/www; limit_rate 256k; }
-}
-CONF
+# A 256 KiB/s "network" per request: on bare loopback the proxy would have read the whole
+# file before a player's cancel reached it, and recorded no cancel at all.
+write_nginx_conf "$work/nginx" "$nginx_port" "$work/www" "limit_rate 256k;"
 "$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log" & pids+=($!)
 wait_port "$nginx_port"
 
