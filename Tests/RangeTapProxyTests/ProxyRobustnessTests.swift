@@ -209,6 +209,12 @@ struct ProxyRobustnessTests {
         let cli = try runCommand(Paths.rangetap, ["record", "--listen", "0.0.0.0:0", "-o", path + "2"])
         #expect(cli.status == 2)
         #expect(cli.stderr.contains("--allow-remote"))
+        // Bad arguments are "bad input" (2) too, with argument-parser's message.
+        let unknown = try runCommand(Paths.rangetap, ["record", "--no-such-flag", "-o", path + "3"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--no-such-flag"))
+        let help = try runCommand(Paths.rangetap, ["record", "--help"])
+        #expect(help.status == 0)
     }
 }
 
