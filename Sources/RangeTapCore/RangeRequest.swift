@@ -108,10 +108,10 @@ func parseDecimal(_ s: Substring) -> Int64? {
     return n
 }
 
-extension Substring {
-    /// Drops leading and trailing spaces and tabs (HTTP's OWS).
-    func trimmingHTTPWhitespace() -> Substring {
-        var s = self
+extension StringProtocol {
+    /// Drops leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
+    public func trimmingHTTPWhitespace() -> Substring {
+        var s = Substring(self)
         while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
         return s

@@ -121,33 +121,28 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
-        let cancel = cancelInfo.withLock { $0 }
         let now = context.clock.now()
-        if result == .ok {
+        switch (result, cancelInfo.withLock { $0 }) {
+        case (.ok, let cancel):
             // libcurl finished the transfer: an end, even if the client closed meanwhile (it may
             // have had every byte: it closes as soon as Content-Length is reached).
             passOn()
             context.writer.record(.end(EndEvent(t: now, exchange: id, bytes: received, sha256: "", trailers: context.redact(assembler.trailers), delivered: cancel?.delivered)))
             deliver(self, .end)
-            return
-        }
-        if let cancel {
+        case (_, let cancel?):
             pending = nil
             context.writer.record(.cancel(CancelEvent(t: cancel.t, exchange: id, delivered: cancel.delivered, received: received, sendBuffer: cancel.sendBuffer, sha256: "")))
-            return
-        }
-        passOn()
-        switch result {
-        case .ok:
-            break
-        case .failed(let code, let message):
+        case (.failed(let code, let message), nil):
+            passOn()
             let text = "upstream failed: \(message) (curl error \(code))"
             context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
             deliver(self, .failed(text))
-        case .cancelled:
+        case (.cancelled, nil):
             // Cancelled without a client close: the proxy is shutting down.
+            passOn()
             context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
             deliver(self, .failed("rangetap is shutting down"))
         }
     }
+
 }

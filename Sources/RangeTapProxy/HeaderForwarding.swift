@@ -14,7 +14,7 @@ enum HeaderForwarding {
         var set = Set<String>()
         for v in values {
             for token in v.split(separator: ",") {
-                set.insert(token.trimmingCharacters(in: " \t").lowercased())
+                set.insert(token.trimmingHTTPWhitespace().lowercased())
             }
         }
         return set
@@ -63,14 +63,5 @@ enum HeaderForwarding {
     static func captureLines(_ headers: HTTPHeaders, keepSecrets: Bool) -> [HeaderLine] {
         let lines = headers.map { HeaderLine(raw: "\($0.name): \($0.value)\r\n") }
         return keepSecrets ? lines : lines.redactingSecrets()
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -7,7 +7,7 @@ enum CompressionChecks {
     static func checks(_ run: ProbeRun) -> [ProbeCheck] { [judge(run)] }
 
     static func isGzip(_ r: ProbeResponse) -> Bool {
-        r.values("Content-Encoding").flatMap { $0.split(separator: ",") }.contains { ["gzip", "x-gzip"].contains($0.trimmedOWS().lowercased()) }
+        r.values("Content-Encoding").flatMap { $0.split(separator: ",") }.contains { ["gzip", "x-gzip"].contains($0.trimmingHTTPWhitespace().lowercased()) }
     }
 
     static func judge(_ run: ProbeRun) -> ProbeCheck {

@@ -49,7 +49,7 @@ enum HeaderChecks {
             return ProbeCheck(.headerDuplicates, .pass, "no field sent twice with different spellings or conflicting values, over \(responses) responses", evidence: [])
         }
         let worst: CheckResult = found.contains { $0.0.severity == .error } ? .fail : .warn
-        let messages = found.map { "\($0.0.message) [\($0.0.evidence.map { $0.trimmedOWS().replacingCRLF() }.joined(separator: " | "))]" }
+        let messages = found.map { "\($0.0.message) [\($0.0.evidence.map { String($0.trimmingHTTPWhitespace()).replacingCRLF() }.joined(separator: " | "))]" }
         return ProbeCheck(.headerDuplicates, worst, messages.joined(separator: "; "), evidence: evidence(found))
     }
 

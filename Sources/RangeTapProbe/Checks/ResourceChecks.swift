@@ -53,7 +53,7 @@ enum ResourceChecks {
     /// Whether an Accept-Ranges value lists `bytes`.
     static func listsBytes(_ value: String?) -> Bool {
         guard let value else { return false }
-        return value.split(separator: ",").contains { $0.trimmedOWS().lowercased() == "bytes" }
+        return value.split(separator: ",").contains { $0.trimmingHTTPWhitespace().lowercased() == "bytes" }
     }
 
     static func acceptRanges(_ run: ProbeRun) -> ProbeCheck {
@@ -61,7 +61,7 @@ enum ResourceChecks {
         let ev = full.map(\.evidence) + (run.probe.status == 206 ? [run.probe.evidence] : [])
         let missing = full.filter { !listsBytes($0.header("Accept-Ranges")) }
         let onPartial = run.probe.status == 206 ? run.probe.header("Accept-Ranges") : nil
-        let units = Set(full.flatMap { $0.values("Accept-Ranges") }.flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS().lowercased() })
+        let units = Set(full.flatMap { $0.values("Accept-Ranges") }.flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPWhitespace().lowercased() })
         let unknown = units.subtracting(["bytes", "none"])
         if !unknown.isEmpty {
             return ProbeCheck(.acceptRanges, .warn, "Accept-Ranges lists \(unknown.sorted().joined(separator: ", ")), a range unit no client knows (only bytes, or none)", evidence: ev)

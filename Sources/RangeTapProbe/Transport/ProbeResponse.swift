@@ -58,12 +58,12 @@ struct ProbeResponse: Sendable {
 
     /// The media type without parameters, lower-cased.
     var mediaType: String? {
-        header("Content-Type").map { $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmedOWS().lowercased() } ?? "" }
+        header("Content-Type").map { $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? "" }
     }
 
     /// Lower-cased tokens of every Connection field.
     var connectionTokens: Set<String> {
-        Set(values("Connection").flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS().lowercased() })
+        Set(values("Connection").flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPWhitespace().lowercased() })
     }
 
     /// Whether the server said it closes the connection after this response: `Connection: close`,
@@ -91,15 +91,5 @@ struct ProbeResponse: Sendable {
             label: request.label, request: requestLines, response: heads.flatMap { $0.map(\.raw) },
             status: status, bodyBytes: bodyBytes, stoppedEarly: stoppedEarly, sha256: sha256,
             reusedConnection: reused, localPort: localPort, error: error, durationMs: durationMs)
-    }
-}
-
-extension StringProtocol {
-    /// Drops leading and trailing spaces and tabs (HTTP's optional whitespace).
-    func trimmedOWS() -> String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -1,2 +1,0 @@
-/// Renderings of a ``RangeTapCore/CaptureAnalysis``: text, JSON, HTML waterfall, HAR.
-public enum RangeTapReport {}
