@@ -10,6 +10,7 @@ extension CaptureEvent {
             j.add("version", h.version)
             j.add("tool", h.tool)
             j.add("startedAt", h.startedAt)
+            j.add("startedAtUs", h.startedAtMicros)
             j.add("bodies", h.bodies)
             j.add("redacted", h.redacted)
             j.add("listen", h.listen)
@@ -54,6 +55,7 @@ extension CaptureEvent {
             j.add("sha256", e.sha256)
             if !e.trailers.isEmpty { j.add("trailers", e.trailers) }
             j.add("delivered", e.delivered)
+            j.add("deliveredBy", e.deliveredBy?.rawValue)
         case .cancel(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -61,6 +63,7 @@ extension CaptureEvent {
             j.add("received", e.received)
             j.add("sndbuf", e.sendBuffer)
             j.add("sha256", e.sha256)
+            j.add("deliveredBy", e.deliveredBy?.rawValue)
         case .error(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -79,6 +82,9 @@ extension CaptureEvent {
             j.add("authority", e.authority)
             j.add("up", e.up)
             j.add("down", e.down)
+        case .pause(let e), .resume(let e):
+            j.add("t", e.t)
+            j.add("ex", e.exchange)
         }
         return j.finish()
     }
@@ -101,7 +107,7 @@ extension CaptureEvent {
         func lines(_ a: [String]?) -> [HeaderLine] { (a ?? []).map(HeaderLine.init(raw:)) }
         switch r.type {
         case "capture":
-            return .header(CaptureHeader(version: try need(r.version, "version"), tool: try need(r.tool, "tool"), startedAt: try need(r.startedAt, "startedAt"), bodies: try need(r.bodies, "bodies"), redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"), upstream: r.upstream))
+            return .header(CaptureHeader(version: try need(r.version, "version"), tool: try need(r.tool, "tool"), startedAt: try need(r.startedAt, "startedAt"), startedAtMicros: r.startedAtUs, bodies: try need(r.bodies, "bodies"), redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"), upstream: r.upstream))
         case "conn.open":
             return .connectionOpen(ConnectionOpenEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), peer: try need(r.peer, "peer"), sendBuffer: r.sndbuf))
         case "conn.close":
@@ -114,13 +120,17 @@ extension CaptureEvent {
         case "chunk":
             return .chunk(ChunkEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), size: try need(r.size, "size"), offset: try need(r.off, "off"), resourceOffset: r.res, bodyOffset: r.at))
         case "end":
-            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered))
+            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered, deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:))))
         case "cancel":
-            return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256")))
+            return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"), deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:))))
         case "error":
             return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: try need(r.kind, "kind"), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
         case "tunnel":
             return .tunnel(TunnelEvent(t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"), up: try need(r.up, "up"), down: try need(r.down, "down")))
+        case "pause":
+            return .pause(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
+        case "resume":
+            return .resume(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
         default:
             return nil
         }
@@ -142,7 +152,7 @@ extension CaptureEvent {
 
 /// Every key any event may carry; the `type` says which must be present.
 private struct RawEvent: Decodable {
-    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel"]
+    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "pause", "resume"]
     var type: String
     var t: Int64?
     var ex: Int?
@@ -151,6 +161,7 @@ private struct RawEvent: Decodable {
     var version: Int?
     var tool: String?
     var startedAt: String?
+    var startedAtUs: Int64?
     var bodies: Bool?
     var redacted: Bool?
     var listen: String?
@@ -181,6 +192,7 @@ private struct RawEvent: Decodable {
     var sha256: String?
     var trailers: [String]?
     var delivered: Int64?
+    var deliveredBy: String?
     var received: Int64?
     var kind: String?
     var message: String?
@@ -192,9 +204,9 @@ private struct RawEvent: Decodable {
     var down: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case type, t, ex, conn, tool, startedAt, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
+        case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at
-        case bytes, sha256, trailers, delivered, received, kind, message, curlCode, opened, authority, up, down
+        case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
         case version
     }
 
@@ -214,6 +226,7 @@ private struct RawEvent: Decodable {
         }
         tool = try c.decodeIfPresent(String.self, forKey: .tool)
         startedAt = try c.decodeIfPresent(String.self, forKey: .startedAt)
+        startedAtUs = try c.decodeIfPresent(Int64.self, forKey: .startedAtUs)
         bodies = try c.decodeIfPresent(Bool.self, forKey: .bodies)
         redacted = try c.decodeIfPresent(Bool.self, forKey: .redacted)
         listen = try c.decodeIfPresent(String.self, forKey: .listen)
@@ -238,6 +251,7 @@ private struct RawEvent: Decodable {
         sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
         trailers = try c.decodeIfPresent([String].self, forKey: .trailers)
         delivered = try c.decodeIfPresent(Int64.self, forKey: .delivered)
+        deliveredBy = try c.decodeIfPresent(String.self, forKey: .deliveredBy)
         received = try c.decodeIfPresent(Int64.self, forKey: .received)
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         message = try c.decodeIfPresent(String.self, forKey: .message)

@@ -25,6 +25,10 @@ public enum CaptureEvent: Sendable, Equatable {
     case error(ErrorEvent)
     /// A CONNECT tunnel ended; its bytes are counted, not recorded.
     case tunnel(TunnelEvent)
+    /// The proxy stopped reading an exchange's upstream body because its client was slow.
+    case pause(FlowEvent)
+    /// The proxy resumed reading an exchange's upstream body.
+    case resume(FlowEvent)
 
     /// The `type` string of this event in JSON.
     public var type: String {
@@ -40,6 +44,8 @@ public enum CaptureEvent: Sendable, Equatable {
         case .cancel: "cancel"
         case .error: "error"
         case .tunnel: "tunnel"
+        case .pause: "pause"
+        case .resume: "resume"
         }
     }
 
@@ -53,6 +59,7 @@ public enum CaptureEvent: Sendable, Equatable {
         case .cancel(let e): e.exchange
         case .error(let e): e.exchange
         case .tunnel(let e): e.exchange
+        case .pause(let e), .resume(let e): e.exchange
         case .header, .connectionOpen, .connectionClose: nil
         }
     }
@@ -66,8 +73,11 @@ public struct CaptureHeader: Sendable, Equatable {
     public var version: Int
     /// The program and version that wrote it.
     public var tool: String
-    /// Wall-clock time of `t == 0`, ISO 8601 UTC with milliseconds.
+    /// Wall-clock time of `t == 0`, ISO 8601 UTC (milliseconds shown; see ``startedAtMicros``).
     public var startedAt: String
+    /// Wall-clock time of `t == 0` in microseconds since the Unix epoch, read back to back with
+    /// the monotonic clock's zero (absent in captures written before it existed).
+    public var startedAtMicros: Int64?
     /// Whether body bytes are stored in `body.bin` (false with `--no-bodies`).
     public var bodies: Bool
     /// Whether secret header values were redacted.
@@ -78,10 +88,11 @@ public struct CaptureHeader: Sendable, Equatable {
     public var upstream: String?
 
     /// Creates a header.
-    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, bodies: Bool, redacted: Bool, listen: String, upstream: String?) {
+    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, startedAtMicros: Int64? = nil, bodies: Bool, redacted: Bool, listen: String, upstream: String?) {
         self.version = version
         self.tool = tool
         self.startedAt = startedAt
+        self.startedAtMicros = startedAtMicros
         self.bodies = bodies
         self.redacted = redacted
         self.listen = listen
@@ -228,17 +239,20 @@ public struct EndEvent: Sendable, Equatable {
     public var sha256: String
     /// Trailer lines, if the origin sent any.
     public var trailers: [HeaderLine]
-    /// Set when the client had closed before the end reached it: body bytes its socket accepted.
+    /// Body bytes that reached the client (see ``DeliveryMeasure``); absent in older captures.
     public var delivered: Int64?
+    /// How ``delivered`` was measured.
+    public var deliveredBy: DeliveryMeasure?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil) {
+    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil) {
         self.t = t
         self.exchange = exchange
         self.bytes = bytes
         self.sha256 = sha256
         self.trailers = trailers
         self.delivered = delivered
+        self.deliveredBy = deliveredBy
     }
 }
 
@@ -248,23 +262,26 @@ public struct CancelEvent: Sendable, Equatable {
     public var t: CaptureTime
     /// Exchange id.
     public var exchange: Int
-    /// Body bytes the client's socket accepted (written to the kernel).
+    /// Body bytes that reached the client: acknowledged by its TCP stack (see ``deliveredBy``).
     public var delivered: Int64
     /// Body bytes received from upstream before the abort.
     public var received: Int64
-    /// The client socket's send buffer at the time: up to this many delivered bytes may never have been read.
+    /// The client socket's send buffer at the time.
     public var sendBuffer: Int?
     /// SHA-256 of the received bytes, lowercase hex.
     public var sha256: String
+    /// How ``delivered`` was measured (absent in older captures: completed writes).
+    public var deliveredBy: DeliveryMeasure?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String) {
+    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String, deliveredBy: DeliveryMeasure? = nil) {
         self.t = t
         self.exchange = exchange
         self.delivered = delivered
         self.received = received
         self.sendBuffer = sendBuffer
         self.sha256 = sha256
+        self.deliveredBy = deliveredBy
     }
 }
 

@@ -41,6 +41,7 @@ public final class CaptureWriter: @unchecked Sendable {
     public let clock: MonotonicClock
     private let options: Options
     private let observer: (@Sendable (CaptureEvent) -> Void)?
+    private let onFailure: (@Sendable (CaptureError) -> Void)?
 
     // Guarded by `condition`.
     private let condition = NSCondition()
@@ -53,18 +54,21 @@ public final class CaptureWriter: @unchecked Sendable {
     private var eventsFD: Int32
     private var bodyFD: Int32
     private var bodyLength: Int64 = 0
+    private var stoppedByFailure = false
     private var hashers: [Int: SHA256] = [:]
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
     /// Creates `path` (which must not exist yet, or be an empty directory), writes the header
     /// and starts the writer thread. `observer` sees every event, on the writer thread, after
-    /// it is on disk.
-    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable (CaptureEvent) -> Void)? = nil) throws(CaptureError) {
+    /// it is on disk. `onFailure` is called once, on the writer thread, when a write fails:
+    /// recording stops there (see ``writeError``).
+    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable (CaptureEvent) -> Void)? = nil, onFailure: (@Sendable (CaptureError) -> Void)? = nil) throws(CaptureError) {
         self.path = path
         self.clock = clock
         self.options = options
         self.observer = observer
+        self.onFailure = onFailure
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
@@ -79,7 +83,7 @@ public final class CaptureWriter: @unchecked Sendable {
             }
         }
         eventsFD = open(path + "/events.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
-        bodyFD = options.bodies ? open(path + "/body.bin", O_WRONLY | O_CREAT | O_TRUNC, 0o644) : -1
+        bodyFD = options.bodies ? open(path + "/body.bin", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644) : -1
         guard eventsFD >= 0, !options.bodies || bodyFD >= 0 else {
             let reason = String(cString: strerror(errno))
             if eventsFD >= 0 { _ = closeFD(eventsFD) }
@@ -105,7 +109,9 @@ public final class CaptureWriter: @unchecked Sendable {
         enqueue(.chunk(chunk, bytes), bytes: chunk.size)
     }
 
-    /// The first write error, if writing failed (recording continues to be accepted and dropped).
+    /// The first write error, if writing failed. Recording stopped at that point: the capture
+    /// holds every event up to the last one fully written (a chunk line is only written after
+    /// its bytes), and nothing after, so no line points at bytes that are not in `body.bin`.
     public var writeError: CaptureError? {
         condition.lock()
         defer { condition.unlock() }
@@ -148,24 +154,32 @@ public final class CaptureWriter: @unchecked Sendable {
             let done = closing && batch.isEmpty
             condition.unlock()
             if done { break }
+            let batchBytes = batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + c.size } else { $0 } }
+            if stoppedByFailure {
+                release(batchBytes)
+                continue
+            }
 
-            var batchBytes = 0
             var written: [CaptureEvent] = []
             written.reserveCapacity(batch.count)
             lines.removeAll(keepingCapacity: true)
-            for item in batch {
+            items: for item in batch {
                 switch item {
                 case .chunk(var chunk, let bytes):
-                    batchBytes += chunk.size
                     chunk.bodyOffset = nil
                     bytes.withCaptureBytes { raw in
                         hashers[chunk.exchange, default: SHA256()].update(bufferPointer: raw)
-                        if bodyFD >= 0 {
+                        if bodyFD >= 0, !stoppedByFailure {
                             chunk.bodyOffset = bodyLength
-                            if let error = Self.writeAll(bodyFD, raw) { fail(error) }
-                            bodyLength += Int64(raw.count)
+                            if let error = Self.writeAll(bodyFD, raw) {
+                                fail("body.bin: \(error)")
+                            } else {
+                                bodyLength += Int64(raw.count)
+                            }
                         }
                     }
+                    // A chunk whose bytes did not reach body.bin is not written, nor anything after it.
+                    if stoppedByFailure { break items }
                     let e = CaptureEvent.chunk(chunk)
                     lines.append(contentsOf: e.jsonLine())
                     written.append(e)
@@ -175,13 +189,9 @@ public final class CaptureWriter: @unchecked Sendable {
                     written.append(e)
                 }
             }
-            if let error = Self.writeAll(eventsFD, lines) { fail(error) }
-            if let observer { for e in written { observer(e) } }
-
-            condition.lock()
-            pendingBytes -= batchBytes
-            condition.broadcast()
-            condition.unlock()
+            if !lines.isEmpty, let error = Self.writeAll(eventsFD, lines) { fail("events.jsonl: \(error)") }
+            if let observer, !stoppedByFailure { for e in written { observer(e) } }
+            release(batchBytes)
         }
         if eventsFD >= 0 { _ = closeFD(eventsFD) }
         if bodyFD >= 0 { _ = closeFD(bodyFD) }
@@ -210,10 +220,23 @@ public final class CaptureWriter: @unchecked Sendable {
         }
     }
 
-    private func fail(_ reason: String) {
+    /// Writer thread: `n` queued body bytes are dealt with; producers may go on.
+    private func release(_ n: Int) {
         condition.lock()
-        if failure == nil { failure = .writeFailed(path: path, reason: reason) }
+        pendingBytes -= n
+        condition.broadcast()
         condition.unlock()
+    }
+
+    /// Writer thread: the first failure stops recording.
+    private func fail(_ reason: String) {
+        guard !stoppedByFailure else { return }
+        stoppedByFailure = true
+        let error = CaptureError.writeFailed(path: path, reason: reason)
+        condition.lock()
+        if failure == nil { failure = error }
+        condition.unlock()
+        onFailure?(error)
     }
 
     /// Writes all bytes, retrying short writes; returns an error text on failure.

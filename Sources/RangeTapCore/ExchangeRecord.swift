@@ -64,6 +64,12 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var outcome: Outcome = .open
     /// Send buffer of the client socket on cancel.
     public var sendBuffer: Int?
+    /// How ``bytesDelivered`` was measured.
+    public var deliveredBy: DeliveryMeasure?
+    /// Nanoseconds the proxy held the upstream transfer paused for a slow client.
+    public var pausedNs: Int64 = 0
+    /// Start of the pause in progress, if any.
+    public var pausedSince: CaptureTime?
 
     /// Duration in milliseconds, if ended.
     public var durationMs: Double? { end.map { Double($0 - start) / 1e6 } }
@@ -72,6 +78,15 @@ public struct ExchangeRecord: Sendable, Equatable {
         guard let r = target.range(of: "://") else { return target }
         let rest = target[r.upperBound...]
         return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+}
+
+extension ExchangeRecord {
+    /// Ends the pause in progress at `t`, adding it to ``pausedNs``.
+    mutating func closePause(at t: CaptureTime) {
+        guard let since = pausedSince else { return }
+        pausedSince = nil
+        if t > since { pausedNs += t - since }
     }
 }
 
@@ -133,6 +148,8 @@ public struct ExchangeLog: Sendable {
                 rec.outcome = .complete
                 rec.sha256 = e.sha256
                 rec.bytesDelivered = e.delivered
+                rec.deliveredBy = e.deliveredBy
+                rec.closePause(at: e.t)
             }
         case .cancel(let e):
             return finish(e.exchange, t: e.t) { rec in
@@ -140,6 +157,8 @@ public struct ExchangeLog: Sendable {
                 rec.bytesDelivered = e.delivered
                 rec.sendBuffer = e.sendBuffer
                 rec.sha256 = e.sha256
+                rec.deliveredBy = e.deliveredBy
+                rec.closePause(at: e.t)
             }
         case .error(let e):
             guard let ex = e.exchange, exchanges[ex] != nil else {
@@ -151,6 +170,14 @@ public struct ExchangeLog: Sendable {
                 rec.sha256 = e.sha256
                 if rec.status == nil, let s = e.status { rec.status = s }
             }
+        case .pause(let f):
+            if exchanges[f.exchange] != nil, exchanges[f.exchange]!.pausedSince == nil {
+                exchanges[f.exchange]!.pausedSince = f.t
+            }
+            return nil
+        case .resume(let f):
+            exchanges[f.exchange]?.closePause(at: f.t)
+            return nil
         case .tunnel(let t):
             tunnels.append(t)
             return finish(t.exchange, t: t.t) { rec in

@@ -16,6 +16,25 @@ public struct MonotonicClock: Sendable {
         self.origin = Self.rawNow()
     }
 
+    /// A clock whose zero is `origin` raw monotonic nanoseconds.
+    public init(origin: UInt64) {
+        self.origin = origin
+    }
+
+    /// A clock whose zero is now, and the wall-clock time of that zero in microseconds since
+    /// the Unix epoch. The two clocks are read back to back (`clock_gettime` both, nothing in
+    /// between); the wall time is the middle of two reads around the monotonic one.
+    public static func anchoredToWallClock() -> (clock: MonotonicClock, wallMicros: Int64) {
+        var before = timespec()
+        var after = timespec()
+        clock_gettime(CLOCK_REALTIME, &before)
+        let origin = rawNow()
+        clock_gettime(CLOCK_REALTIME, &after)
+        let b = Int64(before.tv_sec) * 1_000_000_000 + Int64(before.tv_nsec)
+        let a = Int64(after.tv_sec) * 1_000_000_000 + Int64(after.tv_nsec)
+        return (MonotonicClock(origin: origin), (b + (a - b) / 2) / 1000)
+    }
+
     /// Nanoseconds elapsed since the clock's zero.
     @inline(__always)
     public func now() -> Int64 {

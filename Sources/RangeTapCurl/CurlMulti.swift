@@ -114,9 +114,17 @@ public final class CurlMulti: Sendable {
                 case .unpause(let t):
                     guard !t.finished, t.paused, let easy = t.easy else { continue }
                     t.paused = false
-                    // May call the write callback from inside, which may pause again.
-                    _ = curl_easy_pause(easy, ccurl_pause_cont)
+                    t.delegate.transferWillResume(t)
+                    // May call the write callback from inside, which may pause again or abort
+                    // (the client went away meanwhile): then libcurl has failed the transfer and
+                    // it must end here, not later as if it had completed.
+                    let rc = curl_easy_pause(easy, ccurl_pause_cont)
                     endRound(t)
+                    if rc != CURLE_OK {
+                        var text = t.errorText
+                        if text.isEmpty { text = String(cString: curl_easy_strerror(rc)) }
+                        finish(t, .failed(code: Int(rc.rawValue), message: text))
+                    }
                 }
             }
             if stopping {

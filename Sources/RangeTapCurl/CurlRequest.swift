@@ -69,4 +69,11 @@ public protocol CurlTransferDelegate: AnyObject, Sendable {
     func transferDidEndRound(_ transfer: CurlTransfer)
     /// Called exactly once per started transfer, after libcurl let go of it.
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult)
+    /// A transfer paused by its delegate is about to be resumed (its held bytes follow at once).
+    func transferWillResume(_ transfer: CurlTransfer)
+}
+
+extension CurlTransferDelegate {
+    /// Does nothing: most delegates never pause.
+    public func transferWillResume(_ transfer: CurlTransfer) {}
 }

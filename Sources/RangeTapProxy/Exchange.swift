@@ -21,14 +21,45 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         case failed(String)
     }
 
+    /// What the client side knows when it is done with the exchange.
+    struct ClientOutcome {
+        /// When the client's close was seen, or when the last byte was seen acknowledged.
+        var t: CaptureTime
+        /// Body bytes that reached the client.
+        var delivered: Int64
+        /// How `delivered` was measured.
+        var measure: DeliveryMeasure
+        /// True when the client closed; false when it was seen to have every byte.
+        var gone: Bool
+        /// The client socket's send buffer.
+        var sendBuffer: Int?
+    }
+
+    /// What libcurl said when it completed the transfer.
+    private struct UpstreamEnd {
+        var t: CaptureTime
+        var received: Int64
+        var trailers: [HeaderLine]
+    }
+
+    /// Decides, exactly once, whether the exchange is an `end` or a `cancel`: only when both
+    /// halves are done. A client that closed before every byte reached it cancelled, even if
+    /// libcurl had the whole body.
+    private struct Settlement {
+        var upstream: UpstreamEnd?
+        var client: ClientOutcome?
+        var recorded = false
+    }
+
     let id: Int
     let connection: Int
     let context: RecordingContext
     let flow: FlowControl
     private let loop: any EventLoop
     private let deliver: @Sendable (Exchange, Message) -> Void
-    private let cancelInfo = Mutex<(t: CaptureTime, delivered: Int64, sendBuffer: Int?)?>(nil)
-    private(set) var transfer: CurlTransfer?
+    private let settlement = Mutex(Settlement())
+    /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
+    private let transferRef = Mutex<CurlTransfer?>(nil)
 
     // Upstream thread only.
     private var assembler = UpstreamHeadAssembler()
@@ -51,19 +82,41 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// Starts the upstream transfer.
     func start(_ request: CurlRequest) {
         let t = CurlTransfer(request: request, delegate: self)
-        transfer = t
+        transferRef.withLock { $0 = t }
         context.multi.start(t)
     }
 
-    /// Event loop: the client went away having accepted `delivered` body bytes.
-    func cancel(delivered: Int64, sendBuffer: Int?) {
-        cancelInfo.withLock { $0 = (context.clock.now(), delivered, sendBuffer) }
-        if let transfer { context.multi.cancel(transfer) }
+    /// Whether the client side has reported its outcome (upstream thread: stop reading).
+    private var clientGone: Bool { settlement.withLock { $0.client?.gone == true } }
+
+    /// Event loop: the client is done with this exchange: it closed (`gone`), or every body
+    /// byte was seen to reach it. Records the end or cancel if libcurl is done too; otherwise a
+    /// client that closed gets the upstream transfer aborted.
+    func clientDone(_ outcome: ClientOutcome) {
+        let event = settlement.withLock { s -> CaptureEvent? in
+            guard s.client == nil else { return nil }
+            s.client = outcome
+            return Self.settle(&s, exchange: id)
+        }
+        if let event {
+            context.writer.record(event)
+        } else if outcome.gone, let transfer = transferRef.withLock({ $0 }) {
+            context.multi.cancel(transfer)
+        }
     }
 
     /// Event loop: resume a transfer paused for back-pressure.
     func resume() {
-        if let transfer { context.multi.unpause(transfer) }
+        if let transfer = transferRef.withLock({ $0 }) { context.multi.unpause(transfer) }
+    }
+
+    private static func settle(_ s: inout Settlement, exchange: Int) -> CaptureEvent? {
+        guard !s.recorded, let u = s.upstream, let c = s.client else { return nil }
+        s.recorded = true
+        if c.gone && c.delivered < u.received {
+            return .cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure))
+        }
+        return .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure))
     }
 
     // MARK: CurlTransferDelegate (upstream thread)
@@ -89,9 +142,10 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
-        if cancelInfo.withLock({ $0 != nil }) { return .abort }
+        if clientGone { return .abort }
         guard flow.admit(bytes.count) else {
             passOn()
+            context.writer.record(.pause(FlowEvent(t: context.clock.now(), exchange: id)))
             return .pause
         }
         // libcurl hands one socket read over in 16 KiB calls: gather them (the one copy, into
@@ -109,6 +163,10 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         passOn()
     }
 
+    func transferWillResume(_ transfer: CurlTransfer) {
+        context.writer.record(.resume(FlowEvent(t: context.clock.now(), exchange: id)))
+    }
+
     /// Records the gathered bytes as one chunk and sends them to the client's event loop.
     private func passOn() {
         guard let buffer = pending, buffer.readableBytes > 0 else { return }
@@ -121,28 +179,42 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
+        transferRef.withLock { $0 = nil }
         let now = context.clock.now()
-        switch (result, cancelInfo.withLock { $0 }) {
-        case (.ok, let cancel):
-            // libcurl finished the transfer: an end, even if the client closed meanwhile (it may
-            // have had every byte: it closes as soon as Content-Length is reached).
+        switch result {
+        case .ok:
+            // libcurl has the whole body; whether it is an end or a cancel depends on the client.
             passOn()
-            context.writer.record(.end(EndEvent(t: now, exchange: id, bytes: received, sha256: "", trailers: context.redact(assembler.trailers), delivered: cancel?.delivered)))
-            deliver(self, .end)
-        case (_, let cancel?):
-            pending = nil
-            context.writer.record(.cancel(CancelEvent(t: cancel.t, exchange: id, delivered: cancel.delivered, received: received, sendBuffer: cancel.sendBuffer, sha256: "")))
-        case (.failed(let code, let message), nil):
-            passOn()
-            let text = "upstream failed: \(message) (curl error \(code))"
-            context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
-            deliver(self, .failed(text))
-        case (.cancelled, nil):
-            // Cancelled without a client close: the proxy is shutting down.
-            passOn()
-            context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
-            deliver(self, .failed("rangetap is shutting down"))
+            let event = settlement.withLock { s -> CaptureEvent? in
+                s.upstream = UpstreamEnd(t: now, received: received, trailers: context.redact(assembler.trailers))
+                return Self.settle(&s, exchange: id)
+            }
+            if let event {
+                context.writer.record(event)
+            } else {
+                deliver(self, .end)
+            }
+        case .failed, .cancelled:
+            let gone = settlement.withLock { s -> ClientOutcome? in
+                guard !s.recorded else { return nil }
+                s.recorded = true
+                return s.client ?? ClientOutcome(t: now, delivered: 0, measure: .writes, gone: false)
+            }
+            guard let gone else { return }
+            if gone.gone {
+                pending = nil
+                context.writer.record(.cancel(CancelEvent(t: gone.t, exchange: id, delivered: gone.delivered, received: received, sendBuffer: gone.sendBuffer, sha256: "", deliveredBy: gone.measure)))
+            } else if case .failed(let code, let message) = result {
+                passOn()
+                let text = "upstream failed: \(message) (curl error \(code))"
+                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
+                deliver(self, .failed(text))
+            } else {
+                // Cancelled without a client close: the proxy is shutting down.
+                passOn()
+                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
+                deliver(self, .failed("rangetap is shutting down"))
+            }
         }
     }
-
 }

@@ -53,4 +53,9 @@ final class LiveLog: Sendable {
         }
         if let line, let sink { sink(line) }
     }
+
+    /// The capture could not be written: say so at once. The proxy goes on forwarding.
+    func captureStopped(_ error: CaptureError) {
+        sink?("RECORDING STOPPED: \(error) The proxy keeps forwarding; nothing more is recorded.")
+    }
 }

@@ -17,12 +17,21 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var exchange: Int
         var url: String
         var body: ByteBuffer?
-        var tooLarge = false
     }
 
     private struct Active {
         var exchange: Exchange
         var machine: ExchangeStateMachine
+        /// Where its body bytes sit in the connection's byte stream.
+        var map = WireDeliveryMap()
+    }
+
+    /// An exchange whose response was written to the end, waiting to see every byte
+    /// acknowledged by the client (an `end`) or the client close first (a `cancel`).
+    private struct Settling {
+        var exchange: Exchange
+        var map: WireDeliveryMap
+        var fallbackDelivered: Int64
     }
 
     /// Granularity of the client-side delivery count.
@@ -30,6 +39,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let shared: RecordingContext
     private let tunnels: TunnelStarter
+    private let wire: ClientWire
+    private var settling: [Settling] = []
+    private var settleDelay: TimeAmount = .milliseconds(1)
+    private var settleCheckScheduled = false
+    /// Set when a request body is being thrown away (refused before it was read).
+    private var discardingBody = false
     private var connectionID = 0
     private var requests = 0
     private var sendBuffer: Int?
@@ -38,9 +53,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
 
-    init(context shared: RecordingContext, tunnels: TunnelStarter) {
+    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire) {
         self.shared = shared
         self.tunnels = tunnels
+        self.wire = wire
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -56,12 +72,23 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        let now = shared.clock.now()
         if var a = active {
             let action = a.machine.clientClosed()
             active = a
             perform(action, for: a.exchange, context: context)
         }
         active = nil
+        for s in settling {
+            if closedByProxy {
+                // rangetap closed after the last byte (HTTP/1.0, Connection: close): the kernel delivers the rest.
+                s.exchange.clientDone(.init(t: now, delivered: s.map.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
+            } else {
+                let (delivered, measure) = measuredDelivery(s.map, fallback: s.fallbackDelivered)
+                s.exchange.clientDone(.init(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
+            }
+        }
+        settling.removeAll()
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? "proxy" : "client", requests: requests)))
         context.fireChannelInactive()
     }
@@ -69,6 +96,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            discardingBody = false
             requests += 1
             let t = shared.clock.now()
             let id = shared.nextExchangeID()
@@ -79,6 +107,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             switch RequestTarget.resolve(head.uri, upstream: shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed)) {
             case .success(let url):
+                let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
+                if declared > shared.configuration.maxRequestBody {
+                    // Refused before reading it: a huge body is never buffered.
+                    refuseTooLarge(Pending(head: head, t: t, exchange: id, url: url), context: context)
+                    return
+                }
                 pending = Pending(head: head, t: t, exchange: id, url: url)
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
@@ -86,26 +120,36 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 respond(refusal.status, message: refusal.message, keepAlive: head.isKeepAlive, context: context)
             }
         case .body(var buffer):
-            guard var p = pending else { return }
+            guard !discardingBody, var p = pending else { return }
+            // Taken out first so the accumulated body is uniquely referenced: appending then
+            // grows it in place instead of copying it on every part.
+            pending = nil
             if (p.body?.readableBytes ?? 0) + buffer.readableBytes > shared.configuration.maxRequestBody {
-                p.tooLarge = true
                 p.body = nil
-            } else if !p.tooLarge {
-                if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
+                refuseTooLarge(p, context: context)
+                return
             }
+            if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
             pending = p
         case .end:
+            if discardingBody {
+                discardingBody = false
+                return
+            }
             guard let p = pending else { return }
             pending = nil
             recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
-            if p.tooLarge {
-                let message = "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size"
-                shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: connectionID, kind: "refused", message: message, status: 413)))
-                respond(.payloadTooLarge, message: message, keepAlive: false, context: context)
-                return
-            }
             startExchange(p, context: context)
         }
+    }
+
+    /// Answers 413 and closes the connection without reading the rest of the body.
+    private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
+        discardingBody = true
+        recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
+        let message = "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size"
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: connectionID, kind: "refused", message: message, status: 413)))
+        respond(.payloadTooLarge, message: message, keepAlive: false, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -160,9 +204,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .writeHead(let head):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
         case .writeBody(var buffer):
-            // Written in slices of the same storage (no copy), each with its own completion, so
-            // the bytes the client accepted are known to within one slice when it hangs up.
+            // Written in slices of the same storage (no copy), each with its own completion and
+            // its place in the connection's byte stream noted, so the bytes the client's TCP
+            // acknowledged map back to body bytes when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            // A reading just before the writes: if the client's reset is already here, the
+            // write fails and NIO closes the socket without a read seeing it, and this reading
+            // is the final one.
+            wire.refresh(context.channel)
+            var map = active?.map ?? WireDeliveryMap()
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
                 let n = slice.readableBytes
@@ -170,16 +220,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 promise.futureResult.whenComplete { result in
                     loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
                 }
+                let before = wire.written
                 context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
+                map.note(before: before, after: wire.written, size: n)
             }
+            active?.map = map
             context.flush()
         case .writeEnd(let close):
+            let finished = active
             active = nil
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if let finished {
+                settling.append(Settling(exchange: finished.exchange, map: finished.map, fallbackDelivered: finished.machine.bytesDelivered))
+            }
             if close {
                 closedByProxy = true
                 let channel = context.channel
                 written.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                written.whenSuccess { loopBound.value.checkSettling(restart: true) }
             }
         case .respondWithError(let status, let message):
             let keepAlive = active?.machine.clientKeepAlive ?? false
@@ -189,8 +249,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             active = nil
             closedByProxy = true
             context.close(promise: nil)
-        case .cancelUpstream(let delivered):
-            exchange.cancel(delivered: delivered, sendBuffer: sendBuffer)
+        case .cancelUpstream(let fallback):
+            let (delivered, measure) = measuredDelivery(active?.map ?? WireDeliveryMap(), fallback: fallback)
+            exchange.clientDone(.init(t: shared.clock.now(), delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
         case .resumeUpstream:
             exchange.resume()
         }
@@ -205,6 +266,39 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let action = a.machine.writeCompleted(n, written: written, windowDrained: drained)
         active = a
         perform(action, for: exchange, context: context)
+    }
+
+    // MARK: Delivery
+
+    /// Body bytes of `map` the client's TCP acknowledged, by the best measure at hand.
+    private func measuredDelivery(_ map: WireDeliveryMap, fallback: Int64) -> (Int64, DeliveryMeasure) {
+        guard let acked = wire.acked else { return (fallback, .writes) }
+        return (map.delivered(acked: acked.bytes), acked.atClose ? .tcpAcked : .tcpAckedAtLastWrite)
+    }
+
+    /// Settles exchanges whose every body byte the client acknowledged; checks again later
+    /// (1 ms, doubling to 50 ms) while some are still in flight.
+    private func checkSettling(restart: Bool = false) {
+        guard let context else { return }
+        if restart { settleDelay = .milliseconds(1) }
+        wire.refresh(context.channel)
+        let now = shared.clock.now()
+        settling.removeAll { s in
+            let all = wire.unavailable || (wire.acked.map { s.map.delivered(acked: $0.bytes) >= s.map.total } ?? false)
+            if all {
+                s.exchange.clientDone(.init(t: now, delivered: s.map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
+            }
+            return all
+        }
+        guard !settling.isEmpty, !settleCheckScheduled else { return }
+        settleCheckScheduled = true
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let delay = settleDelay
+        settleDelay = min(settleDelay * 2, .milliseconds(50))
+        context.eventLoop.scheduleTask(in: delay) {
+            loopBound.value.settleCheckScheduled = false
+            loopBound.value.checkSettling()
+        }
     }
 
     // MARK: Helpers

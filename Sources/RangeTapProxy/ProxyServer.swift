@@ -35,13 +35,13 @@ public final class ProxyServer: Sendable {
         }
         self.configuration = configuration
         self.logger = logger
-        let clock = MonotonicClock()
+        let (clock, wallMicros) = MonotonicClock.anchoredToWallClock()
         let live = LiveLog(sink: lineSink)
         self.live = live
-        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: Self.iso8601Now(), bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream)
+        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: Self.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream)
         let writer: CaptureWriter
         do {
-            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies)) { live.observe($0) }
+            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
         } catch {
             throw .setup(error.description)
         }
@@ -66,6 +66,8 @@ public final class ProxyServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
+            // EOF reaches ClientWireHandler as inputClosed, which reads TCP_INFO and then closes.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
         if let sndbuf = configuration.clientSendBuffer {
             bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(sndbuf))
         }
@@ -74,11 +76,13 @@ public final class ProxyServer: Sendable {
             return channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 let names = TunnelStarter.httpHandlerNames
+                let wire = ClientWire()
+                try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
                 try sync.addHandler(HTTPResponseEncoder(), name: names[0])
                 try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
                 try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
                 try sync.addHandler(HTTPServerProtocolErrorHandler(), name: names[3])
-                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context)), name: names[4])
+                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire), name: names[4])
             }
         }
         let channel: any Channel
@@ -131,9 +135,9 @@ public final class ProxyServer: Sendable {
     /// The capture writer's first write error, if any.
     public var captureWriteError: CaptureError? { context.writer.writeError }
 
-    private static func iso8601Now() -> String {
+    private static func iso8601(micros: Int64) -> String {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date())
+        return f.string(from: Date(timeIntervalSince1970: Double(micros) / 1e6))
     }
 }

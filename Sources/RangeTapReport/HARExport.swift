@@ -34,7 +34,7 @@ public enum HARExport {
 
     static func document(_ analysis: CaptureAnalysis, creatorVersion: String?, title: String?) -> HARDocument {
         let header = analysis.header
-        let clock = WallClock(startedAt: header.startedAt)
+        let clock = WallClock(startedAt: header.startedAt, startedAtMicros: header.startedAtMicros)
         let version = creatorVersion ?? (header.tool.hasPrefix("rangetap ") ? String(header.tool.dropFirst("rangetap ".count)) : "unknown")
         let page = HARDocument.Page(
             startedDateTime: clock.iso8601(analysis.exchanges.first?.record.start ?? 0),

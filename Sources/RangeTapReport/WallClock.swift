@@ -7,11 +7,14 @@ struct WallClock {
     let base: Date
     private let formatter: ISO8601DateFormatter
 
-    /// A clock anchored at `startedAt` (ISO 8601, with or without fractional seconds).
-    init(startedAt: String) {
+    /// A clock anchored at `startedAtMicros` when the capture has it, else at `startedAt`
+    /// (ISO 8601, with or without fractional seconds).
+    init(startedAt: String, startedAtMicros: Int64? = nil) {
         formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = formatter.date(from: startedAt) {
+        if let us = startedAtMicros {
+            base = Date(timeIntervalSince1970: Double(us) / 1e6)
+        } else if let d = formatter.date(from: startedAt) {
             base = d
         } else {
             let plain = ISO8601DateFormatter()

@@ -1,0 +1,16 @@
+/// How a `delivered` byte count was measured (`deliveredBy` in end and cancel events).
+public enum DeliveryMeasure: String, Sendable, Equatable, CaseIterable {
+    /// Body bytes the client's TCP stack acknowledged (Linux `TCP_INFO.tcpi_bytes_acked`), read
+    /// when the close or reset was seen, before the socket was closed. At least what the client
+    /// read, at most that plus what its receive buffer held unread.
+    case tcpAcked = "tcp-acked"
+    /// Acknowledged bytes read at the last write completion before the connection failed on a
+    /// write (the close was not seen on a read): at most one write's worth of acknowledgements old.
+    case tcpAckedAtLastWrite = "tcp-acked-last-write"
+    /// Completed writes to the client socket, in 32 KiB slices (no TCP_INFO on this platform):
+    /// may exceed what the client received by the socket's send buffer.
+    case writes
+    /// The proxy ended the response and saw every byte acknowledged, or the client sent its
+    /// next request on the connection.
+    case complete
+}
