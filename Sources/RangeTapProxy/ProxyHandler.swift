@@ -208,10 +208,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // its place in the connection's byte stream noted, so the bytes the client's TCP
             // acknowledged map back to body bytes when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            // A reading just before the writes: if the client's reset is already here, the
-            // write fails and NIO closes the socket without a read seeing it, and this reading
-            // is the final one.
-            wire.refresh(context.channel)
             var map = active?.map ?? WireDeliveryMap()
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
