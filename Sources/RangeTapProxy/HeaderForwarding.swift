@@ -59,6 +59,15 @@ enum HeaderForwarding {
         return headers
     }
 
+    /// The raw head to send the client for one upstream response head (`lines` as libcurl
+    /// delivers them), changed only where RFC 9112 requires it of a proxy: whitespace before a
+    /// colon removed, obs-folds joined with SP, the ``hopByHop`` fields and those `Connection`
+    /// lists dropped, fields holding a bare CR refused, CRLF line endings. The result lists each
+    /// change with its reason for the capture. Throws when the first line is no status line.
+    static func clientResponseHead(_ lines: [HeaderLine]) throws(ForwardedHeadError) -> ForwardedResponseHead {
+        try ForwardedResponseHead(upstream: lines, hopByHop: hopByHop)
+    }
+
     /// The request's header lines as the capture stores them.
     static func captureLines(_ headers: HTTPHeaders, keepSecrets: Bool) -> [HeaderLine] {
         let lines = headers.map { HeaderLine(raw: "\($0.name): \($0.value)\r\n") }

@@ -24,6 +24,10 @@ Modes (by path; any query string is ignored for routing):
                      (?delay_ms=N&piece=M override)
   /drop              normal head, then half the promised body, then shutdown+close
   /bare-lf           like normal, every head line (and the blank line) ends in "\\n"
+  /space-before-colon like normal, but the Content-Range line has a space before its colon
+                     ("Content-Range : bytes a-b/LEN", RFC 9112 section 5.1 forbids it)
+  /obs-fold          like normal + "X-Folded: part one" continued on a line "\\tpart two"
+                     (an obs-fold, RFC 9112 section 5.2)
   /dup               like normal + "X-Dup: one", "x-dup: two", and a second
                      "content-type: application/octet-stream" after Content-Type
   /chunked           200/206 with Transfer-Encoding: chunked, 10000-byte chunks
@@ -66,6 +70,12 @@ Modes (by path; any query string is ignored for routing):
       lowercase        names Content-type, accept-ranges, Content-range, content-Length
       dup              a second, conflicting "Content-Type: application/octet-stream" line
       bare-lf          every head line (and the blank line) ends in "\\n"
+      space-before-colon  "Content-Range : ..." (whitespace before the colon)
+      obs-fold         "X-Folded: part one" folded onto a continuation line "\\tpart two"
+      recent-lm        Last-Modified 10 s before the origin started (so less than a minute
+                       before Date), and If-Range with that date is treated as weak the way
+                       Apache does: 200 while Date is less than 60 s after Last-Modified
+      unquoted-etag    ETag rt-strict-SIZE without quotes (malformed, RFC 9110 8.8.3)
       no-accept-ranges no Accept-Ranges header (ranges still answered)
   anything else      404 with a short body
 
@@ -95,13 +105,16 @@ NAMES = {"ct": "Content-Type", "ar": "Accept-Ranges", "cr": "Content-Range", "cl
 LOWER = {"ct": "Content-type", "ar": "accept-ranges", "cr": "Content-range", "cl": "content-Length"}
 RESOURCE_MODES = {"normal", "lowercase", "no-accept-ranges", "ignore-range", "slow", "drop",
                   "bare-lf", "dup", "chunked", "close", "http10", "interim",
-                  "wrong-range", "no-content-range", "bad-416"}
+                  "wrong-range", "no-content-range", "bad-416", "space-before-colon", "obs-fold"}
 RANGE_RE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.I)
 STRICT_LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
 STRICT_DEFECTS = {"head-206", "206-no-etag", "if-range-etag", "if-range-date", "clamp-416", "416-no-length",
                   "multi-200", "multi-coalesce", "multi-bad-part", "suffix-wrong", "unit-case", "http10-no-range",
                   "close", "close-silently", "gzip-mismatch", "lowercase", "dup", "bare-lf",
-                  "no-accept-ranges"}
+                  "no-accept-ranges", "space-before-colon", "obs-fold", "recent-lm", "unquoted-etag"}
+SPACED = dict(NAMES, cr="Content-Range ")   # "Content-Range : ..." (space before the colon)
+FOLDED = ("X-Folded", "part one\r\n\tpart two")   # an obs-fold (CRLF heads only)
+RECENT_MTIME = time.time() - 10             # /strict/recent-lm: changed 10 s before start
 STRICT_BOUNDARY = "RANGETAPSTRICTBOUNDARY"
 SPEC_RE = re.compile(r"^(\d*)-(\d*)$")
 _GZIP_FULL = None
@@ -324,7 +337,7 @@ class Handler(socketserver.BaseRequestHandler):
         else:
             status, (start, end) = 206, rng
         body = RESOURCE[start:end]
-        n = NAMES if mode != "lowercase" else LOWER
+        n = LOWER if mode == "lowercase" else SPACED if mode == "space-before-colon" else NAMES
         headers = [(n["ct"], "video/mp4")]
         if mode not in ("no-accept-ranges", "ignore-range"):
             headers.append((n["ar"], "bytes"))
@@ -338,6 +351,8 @@ class Handler(socketserver.BaseRequestHandler):
         headers.append(("Transfer-Encoding", "chunked") if chunked else (n["cl"], str(len(body))))
         if mode == "dup":
             headers += [("X-Dup", "one"), ("x-dup", "two"), ("content-type", "application/octet-stream")]
+        if mode == "obs-fold":
+            headers.append(FOLDED)
         close = close or mode in ("close", "http10", "drop")
         if close and mode not in ("http10", "drop"):
             headers.append(("Connection", "close"))
@@ -380,7 +395,8 @@ class Handler(socketserver.BaseRequestHandler):
     def strict(self, req, defect, close):
         """/strict and /strict/DEFECT (see the module docstring)."""
         size = len(RESOURCE)
-        etag = f'"rt-strict-{size}"'
+        etag = f'rt-strict-{size}' if defect == "unquoted-etag" else f'"rt-strict-{size}"'
+        last_modified = formatdate(RECENT_MTIME, usegmt=True) if defect == "recent-lm" else STRICT_LAST_MODIFIED
         value = req.get("range")
         honour = value is not None and (req.method == "GET" or (req.method == "HEAD" and defect == "head-206"))
         if honour and req.version == "HTTP/1.0" and defect == "http10-no-range":
@@ -389,8 +405,10 @@ class Handler(socketserver.BaseRequestHandler):
         if honour and cond is not None:
             if cond.startswith('"') or cond.startswith("W/"):
                 honour = defect == "if-range-etag" or cond == etag
+            elif defect == "recent-lm":
+                honour = cond == last_modified and time.time() - RECENT_MTIME >= 60   # weak while young
             else:
-                honour = defect == "if-range-date" or cond == STRICT_LAST_MODIFIED
+                honour = defect == "if-range-date" or cond == last_modified
         ranges = parse_range_set(value, size, defect == "unit-case", defect == "suffix-wrong") if honour else None
         status, parts = 200, None
         if ranges == "unsat":
@@ -406,7 +424,7 @@ class Handler(socketserver.BaseRequestHandler):
             else:
                 status = 206
 
-        n = LOWER if defect == "lowercase" else NAMES
+        n = LOWER if defect == "lowercase" else SPACED if defect == "space-before-colon" else NAMES
         headers = [("Date", formatdate(usegmt=True))]
         ctype = "video/mp4"
         gz = defect == "gzip-mismatch" and any(t.split(";")[0].strip().lower() == "gzip"
@@ -432,7 +450,7 @@ class Handler(socketserver.BaseRequestHandler):
             headers.append((n["ar"], "bytes"))
         if not (status == 206 and defect == "206-no-etag"):
             headers.append(("ETag", etag))
-        headers.append(("Last-Modified", STRICT_LAST_MODIFIED))
+        headers.append(("Last-Modified", last_modified))
         if status == 206 and len(parts) == 1:
             headers.append((n["cr"], f"bytes {parts[0][0]}-{parts[0][1] - 1}/{size}"))
         elif status == 416 and defect != "416-no-length":
@@ -442,6 +460,8 @@ class Handler(socketserver.BaseRequestHandler):
         headers.append((n["cl"], str(len(body))))
         if defect == "dup":
             headers.append(("Content-Type", "application/octet-stream"))
+        if defect == "obs-fold":
+            headers.append(FOLDED)
 
         tokens = {t.strip().lower() for k, v in req.headers if k == "connection" for t in v.split(",")}
         if req.version == "HTTP/1.0" and "keep-alive" in tokens and defect not in ("close", "close-silently"):

@@ -14,6 +14,19 @@ import RangeTapCore
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == nil, "asctime form is obsolete")
     }
 
+    @Test func aDateIsStrongOnlyAMinuteAfterTheChange() {
+        let lm = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let strong = DateStrength(lastModified: lm, date: "Sun, 06 Nov 1994 08:50:37 GMT")
+        #expect(strong.age == 60)
+        #expect(strong.weakness == nil)
+        let young = DateStrength(lastModified: lm, date: "Sun, 06 Nov 1994 08:50:36 GMT")
+        #expect(young.age == 59)
+        #expect(young.weakness?.contains("only 59 s before the response's Date") == true)
+        #expect(DateStrength(lastModified: lm, date: nil).weakness?.contains("no Date") == true)
+        #expect(DateStrength(lastModified: lm, date: "yesterday").weakness?.contains("\"yesterday\" is not an IMF-fixdate") == true)
+        #expect(DateStrength(lastModified: "Sunday, 06-Nov-94 08:49:37 GMT", date: "Sun, 06 Nov 1994 09:49:37 GMT").weakness?.contains("is not an IMF-fixdate") == true)
+    }
+
     @Test func multipartBodySplitsIntoParts() throws {
         let body = Array("\r\n--XYZ\r\nContent-Type: video/mp4\r\nContent-Range: bytes 0-0/100\r\n\r\nA\r\n--XYZ\r\nContent-Range: bytes 5-7/100\r\n\r\nBCD\r\n--XYZ--\r\n".utf8)
         let parsed = try MultipartByteranges.parse(body, boundary: "XYZ").get()

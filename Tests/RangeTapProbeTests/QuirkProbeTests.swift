@@ -34,8 +34,12 @@ struct QuirkProbeTests {
         Defect(path: "/strict/gzip-mismatch", fail: ["compression-range"]),
         Defect(path: "/strict/lowercase", warn: ["header-case"]),
         Defect(path: "/strict/dup", fail: ["header-duplicates"]),
-        Defect(path: "/strict/bare-lf", warn: ["header-line-endings"]),
+        Defect(path: "/strict/bare-lf", fail: ["header-syntax"], warn: ["header-line-endings"]),
         Defect(path: "/strict/no-accept-ranges", warn: ["accept-ranges"]),
+        Defect(path: "/strict/space-before-colon", fail: ["header-syntax"]),
+        Defect(path: "/strict/obs-fold", fail: ["header-syntax"]),
+        Defect(path: "/strict/recent-lm", info: ["if-range-date"]),
+        Defect(path: "/strict/unquoted-etag", warn: ["validators"], info: ["if-range-etag"]),
     ]
 
     @Test(arguments: defects)
@@ -74,6 +78,35 @@ struct QuirkProbeTests {
         let bare = try await ProbeFixture.probe(origin.url("/strict/bare-lf"))
         #expect(bare.check(.headerLineEndings)?.evidence.first?.response.first?.hasSuffix("\n") == true)
         #expect(bare.check(.headerLineEndings)?.evidence.first?.response.first?.hasSuffix("\r\n") == false)
+    }
+
+    @Test func headerSyntaxQuotesTheRawLines() async throws {
+        let origin = try QuirkOrigin(size: 256 * 1024)
+        defer { origin.stop() }
+        let spaced = try #require(try await ProbeFixture.probe(origin.url("/strict/space-before-colon")).check(.headerSyntax))
+        #expect(spaced.result == .fail)
+        #expect(spaced.message.contains("\"Content-Range : bytes 0-1/262144\\r\\n\""), "\(spaced.message)")
+        #expect(spaced.message.contains("RFC 9112 §5.1"))
+        #expect(spaced.rfc == "RFC 9112 §2.2, §5.1, §5.2")
+        #expect(spaced.evidence.first?.response.contains("Content-Range : bytes 0-1/262144\r\n") == true)
+        let folded = try #require(try await ProbeFixture.probe(origin.url("/strict/obs-fold")).check(.headerSyntax))
+        #expect(folded.message.contains("obs-fold"), "\(folded.message)")
+        #expect(folded.message.contains("\"\tpart two\\r\\n\""), "\(folded.message)")
+        let bare = try #require(try await ProbeFixture.probe(origin.url("/strict/bare-lf")).check(.headerSyntax))
+        #expect(bare.message.contains("bare LF"), "\(bare.message)")
+    }
+
+    @Test func weakDatesAndMalformedETagsAreNamed() async throws {
+        let origin = try QuirkOrigin(size: 256 * 1024)
+        defer { origin.stop() }
+        let recent = try #require(try await ProbeFixture.probe(origin.url("/strict/recent-lm")).check(.ifRangeDate))
+        #expect(recent.message.contains("RFC 9110 §8.8.2.2"), "\(recent.message)")
+        #expect(recent.message.contains("s before the response's Date"), "\(recent.message)")
+        let unquoted = try await ProbeFixture.probe(origin.url("/strict/unquoted-etag"))
+        let etag = try #require(unquoted.check(.ifRangeETag))
+        #expect(etag.message.contains("the ETag rt-strict-262144 is malformed, neither weak nor strong"), "\(etag.message)")
+        #expect(etag.message.contains("RFC 9110 §8.8.3"))
+        #expect(unquoted.check(.validators)?.message.contains("ETag rt-strict-262144 is malformed") == true)
     }
 
     @Test func olderModesAreReportedToo() async throws {

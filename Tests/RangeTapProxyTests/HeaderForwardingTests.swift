@@ -129,6 +129,130 @@ struct HeaderForwardingTests {
     }
 }
 
+/// `HeaderForwarding.clientResponseHead`: the raw head sent downstream, changed only where RFC
+/// 9112 and RFC 9110 §7.6.1 require it of a proxy.
+@Suite("HeaderForwarding response head")
+struct HeaderForwardingResponseHeadTests {
+    private func head(_ raw: [String]) throws -> ForwardedResponseHead {
+        try HeaderForwarding.clientResponseHead(raw.map(HeaderLine.init(raw:)))
+    }
+
+    @Test func everythingElsePassesByteForByte() throws {
+        let raw = [
+            "HTTP/1.1 206 partial  CONTENT \t\r\n",
+            "content-range: bytes 0-1/10\r\n",
+            "X-Pad:  \t spaced value \t \r\n",
+            "X-Empty:\r\n",
+            "Set-Cookie: a=1\r\n",
+            "X-Latin: caf\u{E9}\r\n",
+            "set-cookie: b=2\r\n",
+            "Content-Length:2\r\n",
+            "\r\n",
+        ]
+        let h = try head(raw)
+        #expect(h.changes.isEmpty, "\(h.changes)")
+        #expect(h.statusLine == raw[0])
+        #expect(h.fields == Array(raw[1..<8]))
+        #expect(h.text == raw.joined())
+        #expect(h.bytes == Latin1.bytes(raw.joined()))
+        #expect(h.bytes.contains(0xE9), "obs-text bytes are kept")
+    }
+
+    @Test func whitespaceBeforeTheColonIsRemoved() throws {
+        let h = try head(["HTTP/1.1 206 Partial Content\r\n", "Content-Range \t: bytes 0-1/10 \r\n", "Content-Length: 2\r\n", "\r\n"])
+        #expect(h.fields == ["Content-Range: bytes 0-1/10 \r\n", "Content-Length: 2\r\n"])
+        #expect(h.changes == [HeadChange(.spaceBeforeColon, original: ["Content-Range \t: bytes 0-1/10 \r\n"], replacement: "Content-Range: bytes 0-1/10 \r\n")])
+    }
+
+    @Test func obsFoldIsJoinedWithOneSpace() throws {
+        let h = try head([
+            "HTTP/1.1 200 OK\r\n",
+            "X-Folded: part one \t\r\n",
+            "\t  part two\r\n",
+            " part three \r\n",
+            "Content-Length: 0\r\n",
+            "\r\n",
+        ])
+        #expect(h.fields == ["X-Folded: part one part two part three \r\n", "Content-Length: 0\r\n"])
+        #expect(h.changes == [HeadChange(.obsFold, original: ["X-Folded: part one \t\r\n", "\t  part two\r\n", " part three \r\n"], replacement: "X-Folded: part one part two part three \r\n")])
+    }
+
+    @Test func whitespaceRightAfterTheStatusLineIsDropped() throws {
+        let h = try head(["HTTP/1.1 200 OK\r\n", " X-Sneaky: 1\r\n", "Content-Length: 0\r\n", "\r\n"])
+        #expect(h.fields == ["Content-Length: 0\r\n"])
+        #expect(h.changes.map(\.reason) == [.whitespaceAfterStatusLine])
+    }
+
+    @Test func hopByHopAndConnectionListedFieldsAreDropped() throws {
+        let h = try head([
+            "HTTP/1.1 200 OK\r\n",
+            "Connection: keep-alive,\r\n",
+            " X-Internal\r\n",
+            "Keep-Alive: timeout=5\r\n",
+            "Proxy-Connection: close\r\n",
+            "TE: trailers\r\n",
+            "Transfer-Encoding : chunked\r\n",
+            "Upgrade: h2c\r\n",
+            "Trailer: X-Sum\r\n",
+            "x-internal: 1\r\n",
+            "X-Kept: 1\r\n",
+            "\r\n",
+        ])
+        #expect(h.fields == ["X-Kept: 1\r\n"])
+        // In upstream order, per field: its repairs, then why it was dropped.
+        #expect(h.changes.map(\.reason) == [.obsFold, .hopByHop, .hopByHop, .hopByHop, .hopByHop, .spaceBeforeColon, .hopByHop, .hopByHop, .hopByHop, .connectionListed])
+        #expect(h.changes.last?.original == ["x-internal: 1\r\n"])
+        #expect(h.changes.last?.replacement == nil)
+    }
+
+    @Test func aBareCRInAValueIsRefused() throws {
+        let h = try head([
+            "HTTP/1.1 200 OK\r\n",
+            "X-Split: a\rSet-Cookie: evil=1\r\n",
+            "X-Folded: b\r\n",
+            " c\rd\r\n",
+            "X-Kept: e\r\n",
+            "\r\n",
+        ])
+        #expect(h.fields == ["X-Kept: e\r\n"])
+        #expect(h.changes.map(\.reason) == [.bareCR, .obsFold, .bareCR])
+        #expect(h.changes[0].original == ["X-Split: a\rSet-Cookie: evil=1\r\n"])
+        #expect(!h.text.contains("evil"))
+    }
+
+    @Test func bareLFLineEndingsAreSentAsCRLF() throws {
+        let h = try head(["HTTP/1.1 200 OK\n", "Content-Length: 0\n", "X-A: 1\r\n", "\n"])
+        #expect(h.text == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-A: 1\r\n\r\n")
+        #expect(h.changes == [HeadChange(.bareLF, original: ["HTTP/1.1 200 OK\n", "Content-Length: 0\n", "\n"])])
+    }
+
+    @Test func linesThatAreNoFieldLinesAreDropped() throws {
+        let h = try head(["HTTP/1.1 200 OK\r\n", "garbage\r\n", " continues garbage\r\n", "Foo Bar: x\r\n", "X-Kept: 1\r\n", "\r\n"])
+        #expect(h.fields == ["X-Kept: 1\r\n"])
+        #expect(h.changes.map(\.reason) == [.malformedLine, .malformedLine, .malformedLine])
+    }
+
+    @Test func linesAfterTheBlankLineAreIgnoredAndAMissingBlankLineIsAdded() throws {
+        let h = try head(["HTTP/1.1 204 No Content\r\n", "X-A: 1\r\n", "\r\n", "X-After: 2\r\n"])
+        #expect(h.text == "HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n")
+        let cut = try head(["HTTP/1.1 204 No Content\r\n", "X-A: 1\r\n"])
+        #expect(cut.text == "HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n")
+    }
+
+    @Test func aHeadWithoutAUsableStatusLineIsATypedError() {
+        #expect(throws: ForwardedHeadError.missingStatusLine("X-A: 1\r\n")) { try head(["X-A: 1\r\n", "\r\n"]) }
+        #expect(throws: ForwardedHeadError.missingStatusLine("")) { try head([]) }
+        #expect(throws: ForwardedHeadError.bareCRInStatusLine("HTTP/1.1 200 OK\rX: 1\r\n")) { try head(["HTTP/1.1 200 OK\rX: 1\r\n", "\r\n"]) }
+        #expect(ForwardedHeadError.missingStatusLine("junk").description.contains("status line"))
+    }
+
+    @Test func clientResponseHeadersStillDropsWhatItDidBefore() {
+        // The proxy keeps using clientResponseHeaders until it sends the raw head.
+        let lines = ["HTTP/1.1 200 OK\r\n", "Content-Range : bytes 0-1/10\r\n", "X-A: 1\r\n", "\r\n"].map(HeaderLine.init(raw:))
+        #expect(fieldList(HeaderForwarding.clientResponseHeaders(lines)) == ["X-A: 1"])
+    }
+}
+
 @Suite("RequestTarget")
 struct RequestTargetTests {
     private func refusal(_ result: Result<String, RequestTarget.Refusal>) -> RequestTarget.Refusal? {

@@ -57,6 +57,25 @@ struct InspectFindingsTests {
         #expect(problems(try await analyse([["-r", "0-9", origin.url("/bare-lf")]])) == ["bare-lf"])
     }
 
+    @Test func whitespaceBeforeTheColonIsAnErrorQuotingTheRawLine() async throws {
+        let a = try await analyse([["-r", "0-9", origin.url("/space-before-colon")]])
+        // The Content-Range is still judged (as a conforming proxy forwards it): no 206-without-content-range.
+        #expect(problems(a) == ["header-space-before-colon"], "\(a.allFindings)")
+        let f = try #require(a.allFindings.first { $0.code == "header-space-before-colon" })
+        #expect(f.severity == .error)
+        #expect(f.evidence == ["Content-Range : bytes 0-9/\(origin.size)\r\n"])
+        #expect(f.message.contains("RFC 9112 §5.1"))
+        #expect(f.message.contains("a proxy MUST remove any such whitespace from a response message before forwarding"))
+        #expect(f.exchange == a.exchanges.first?.record.id)
+    }
+
+    @Test func obsFoldIsRecordedRawAndBreaksNothingElse() async throws {
+        let a = try await analyse([["-r", "0-9", origin.url("/obs-fold")]])
+        #expect(problems(a).isEmpty, "\(a.allFindings)")
+        let lines = try #require(a.exchanges.first?.record.responseLines)
+        #expect(lines.contains { $0.raw == "\tpart two\r\n" && $0.syntax == .obsFoldContinuation })
+    }
+
     @Test func rangeIgnoredIsAnError() async throws {
         let a = try await analyse([["-r", "0-1", origin.url("/ignore-range")]])
         #expect(problems(a) == ["range-ignored"])

@@ -92,7 +92,8 @@ public struct CaptureAnalysisBuilder: Sendable {
 
         let statusLine = r.responseLines.first?.raw ?? ""
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
-        let fields = r.responseLines
+        // Lines with whitespace before the colon are read as the field a proxy would forward.
+        let fields = r.responseLines.map { $0.removingSpaceBeforeColon() }
         let contentLength = fields.first(named: "Content-Length").flatMap { Int64($0) }
         let contentRangeValue = fields.first(named: "Content-Range")
         var contentRange: ContentRange?
@@ -114,6 +115,7 @@ public struct CaptureAnalysisBuilder: Sendable {
 
         // Header spelling, both directions.
         findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response")
+        findings += HeaderSyntaxCheck.findings(lines: r.responseLines, exchange: id, side: "response")
 
         if let status = r.status, r.method != "CONNECT" {
             // Judge Accept-Ranges on full responses: servers such as nginx omit it on 206.
@@ -124,7 +126,7 @@ public struct CaptureAnalysisBuilder: Sendable {
             } else if fields.values(named: "Connection").contains(where: { $0.lowercased().contains("close") }) {
                 findings.append(Finding(.connectionClose, "the server closes the connection after this response (Connection: close on HTTP/1.1): the next request pays a new connection", evidence: [rawLine(fields, "Connection")], exchange: id))
             }
-            checkRangeHandling(r, status: status, single: single, rangeRequest: rangeRequest, contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine, statusLine: statusLine, findings: &findings)
+            checkRangeHandling(r, fields: fields, status: status, single: single, rangeRequest: rangeRequest, contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine, statusLine: statusLine, findings: &findings)
         }
 
         // How the body ended.
@@ -165,9 +167,8 @@ public struct CaptureAnalysisBuilder: Sendable {
         lengths[url] = total
     }
 
-    private func checkRangeHandling(_ r: ExchangeRecord, status: Int, single: RangeSpec?, rangeRequest: RangeRequest?, contentRange: ContentRange?, contentLength: Int64?, length: Int64?, rangeLine: String?, statusLine: String, findings: inout [Finding]) {
+    private func checkRangeHandling(_ r: ExchangeRecord, fields: [HeaderLine], status: Int, single: RangeSpec?, rangeRequest: RangeRequest?, contentRange: ContentRange?, contentLength: Int64?, length: Int64?, rangeLine: String?, statusLine: String, findings: inout [Finding]) {
         let id = r.id
-        let fields = r.responseLines
         let isMultipart = fields.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true
         if rangeRequest?.isBytes == true, status == 200, r.method == "GET" {
             let size = contentLength.map { "\($0) bytes" } ?? "a body of unknown length"

@@ -42,6 +42,7 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case headerDuplicateCase = "header-duplicate-case"
     case headerConflict = "header-conflict"
     case bareLF = "bare-lf"
+    case headerSpaceBeforeColon = "header-space-before-colon"
     // Server range handling.
     case rangeIgnored = "range-ignored"
     case partialWithoutContentRange = "206-without-content-range"
@@ -70,7 +71,7 @@ public enum FindingCode: String, Sendable, CaseIterable {
     /// The severity every finding with this code has.
     public var severity: Finding.Severity {
         switch self {
-        case .headerConflict, .rangeIgnored, .partialWithoutContentRange, .contentRangeMismatch, .contentRangeInvalid,
+        case .headerConflict, .headerSpaceBeforeColon, .rangeIgnored, .partialWithoutContentRange, .contentRangeMismatch, .contentRangeInvalid,
              .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
             .error
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,

@@ -1,7 +1,8 @@
 import RangeTapCore
 
 /// Header spelling over every response head of the probe, with RangeTapCore's knowledge of
-/// usual spellings: names in another case, fields sent twice, bare-LF line endings.
+/// usual spellings: names in another case, fields sent twice, bare-LF line endings; and the
+/// syntax of every head line (``HeaderLine/syntax``).
 enum HeaderChecks {
     /// The checks of the area, in report order.
     static func checks(_ run: ProbeRun) -> [ProbeCheck] {
@@ -21,6 +22,7 @@ enum HeaderChecks {
             headerCase(found.filter { $0.0.code == FindingCode.headerCase.rawValue }, responses: count),
             duplicates(found.filter { $0.0.code == FindingCode.headerDuplicateCase.rawValue || $0.0.code == FindingCode.headerConflict.rawValue }, responses: count),
             lineEndings(found.filter { $0.0.code == FindingCode.bareLF.rawValue }, responses: count),
+            syntax(responses),
         ]
     }
 

@@ -21,6 +21,9 @@ enum IfRangeChecks {
         guard run.rangesWork else {
             return ProbeCheck(.ifRangeETag, .info, "not judged: the server does not answer bytes=0-1 without If-Range either", evidence: ev)
         }
+        if !ResourceChecks.isEntityTag(etag) {
+            return ProbeCheck(.ifRangeETag, .info, "not judged: the ETag \(etag) is malformed, neither weak nor strong: RFC 9110 §8.8.3 wants a quoted string (\"…\" or W/\"…\"), so If-Range cannot carry it (as sent → \(own.summary), stale → \(stale.summary))", evidence: ev)
+        }
         if etag.hasPrefix("W/") {
             return ProbeCheck(.ifRangeETag, .info, "not judged: the ETag \(etag) is weak, and If-Range only works with a strong one (current ETag → \(own.summary), stale → \(stale.summary))", evidence: ev)
         }
@@ -49,16 +52,15 @@ enum IfRangeChecks {
         guard run.rangesWork else {
             return ProbeCheck(.ifRangeDate, .info, "not judged: the server does not answer bytes=0-1 without If-Range either", evidence: ev)
         }
-        // A date is a strong validator only when it lies at least a second before the response's Date.
-        let lm = HTTPDate.parse(lastModified)
-        let dateHeader = own.header("Date").flatMap { HTTPDate.parse($0) }
-        let strong = lm != nil && dateHeader != nil && dateHeader! - lm! >= 1
+        let strength = DateStrength(lastModified: lastModified, date: own.header("Date"))
         let expected = RangeSpec.closed(first: 0, last: 1).resolved(length: length) ?? ByteRange(first: 0, last: 0)
         var ownPart: (CheckResult, String)
         if own.status == 200 {
-            ownPart = strong
-                ? (.warn, "If-Range: \(lastModified) (the current Last-Modified, a strong date) → 200: resumes that use dates start over")
-                : (.pass, "current Last-Modified → 200, right for a weak date (Last-Modified is not a second before Date)")
+            if let weak = strength.weakness {
+                ownPart = (.info, "current Last-Modified → 200, which RFC 9110 §8.8.2.2 allows: the date is a weak validator because \(weak)")
+            } else {
+                ownPart = (.warn, "If-Range: \(lastModified) (the current Last-Modified, a strong date: \(strength.age ?? 0) s before Date) → 200: resumes that use dates start over")
+            }
         } else {
             ownPart = RangeJudge.partial(own, expected: expected, length: length, run: run)
             if ownPart.0 == .pass { ownPart.1 = "current Last-Modified → 206" }

@@ -136,7 +136,7 @@ enum ResourceChecks {
         let etags = Set(rs.compactMap { $0.header("ETag") })
         let dates = Set(rs.compactMap { $0.header("Last-Modified") })
         for e in etags.sorted() where !isEntityTag(e) {
-            problems.append("ETag \(e) is not a quoted entity-tag (expected \"…\" or W/\"…\"): If-Range and If-None-Match never match it")
+            problems.append("ETag \(e) is malformed, neither weak nor strong: not a quoted entity-tag (RFC 9110 §8.8.3: \"…\" or W/\"…\"), so If-Range and If-None-Match never match it")
         }
         if etags.count > 1 { problems.append("the ETag differs between responses (\(etags.sorted().joined(separator: ", "))): a cache sees a new version on every request") }
         for d in dates.sorted() {

@@ -41,6 +41,7 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
     case headerCase = "header-case"
     case headerDuplicates = "header-duplicates"
     case headerLineEndings = "header-line-endings"
+    case headerSyntax = "header-syntax"
     // Compression.
     case compressionRange = "compression-range"
 
@@ -55,7 +56,7 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .ifRangeETag, .ifRangeDate: .ifRange
         case .headRange, .http10Range: .methodVersion
         case .keepAliveReuse, .keepAliveAfterCancel, .connectionClose, .http10KeepAlive: .keepAlive
-        case .headerCase, .headerDuplicates, .headerLineEndings: .headers
+        case .headerCase, .headerDuplicates, .headerLineEndings, .headerSyntax: .headers
         case .compressionRange: .compression
         }
     }
@@ -95,6 +96,7 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .headerCase: "header names in their usual case"
         case .headerDuplicates: "no duplicated or conflicting header fields"
         case .headerLineEndings: "CRLF line endings"
+        case .headerSyntax: "every head line a status line, a Name: value field line or the blank line, CRLF-terminated"
         case .compressionRange: "Range with Accept-Encoding: gzip agrees with the 200"
         }
     }
@@ -124,6 +126,7 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .headerCase: "RFC 9110 §5.1"
         case .headerDuplicates: "RFC 9110 §5.2, §5.3"
         case .headerLineEndings: "RFC 9112 §2.2"
+        case .headerSyntax: "RFC 9112 §2.2, §5.1, §5.2"
         case .compressionRange: "RFC 9110 §8.4, §14.1.2, §8.8.3"
         }
     }

@@ -32,10 +32,11 @@ struct ProbeResponse: Sendable {
     /// Duration in milliseconds.
     var durationMs: Double = 0
 
-    /// The final head (empty when none came).
+    /// The final head (empty when none came), lines with whitespace before the colon read as
+    /// the field a conforming proxy forwards (RFC 9112 §5.1; `header-syntax` reports them).
     var head: [HeaderLine] {
         guard status != nil, let last = heads.last else { return [] }
-        return last
+        return last.map { $0.removingSpaceBeforeColon() }
     }
 
     /// The first value of a field in the final head (case-insensitive name).

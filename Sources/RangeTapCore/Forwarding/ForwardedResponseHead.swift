@@ -1,0 +1,160 @@
+/// The head a proxy sends downstream for one upstream response head, changed only where RFC
+/// 9112 and RFC 9110 §7.6.1 require it of a proxy: whitespace before a colon removed (§5.1),
+/// obs-folds replaced by SP (§5.2), hop-by-hop fields dropped, fields holding a bare CR
+/// refused, line endings sent as CRLF. Everything else passes byte for byte: the reason phrase,
+/// name case, value whitespace (leading and trailing spaces and tabs included), order and
+/// duplicate fields.
+public struct ForwardedResponseHead: Sendable, Hashable {
+    /// The status line as received, CRLF-terminated.
+    public var statusLine: String
+    /// The field lines to send, in order, each CRLF-terminated.
+    public var fields: [String]
+    /// What was changed, in the order of the upstream lines (per field: the repairs, then
+    /// whether it was dropped); a `bare-lf` change, if any, comes last.
+    public var changes: [HeadChange]
+
+    /// The head as text: status line, field lines and the blank line.
+    public var text: String { statusLine + fields.joined() + "\r\n" }
+
+    /// The head's bytes, ready for the client socket (Latin-1, see ``Latin1``).
+    public var bytes: [UInt8] { Latin1.bytes(text) }
+
+    /// Rewrites one upstream head: `lines` as libcurl delivers them (status line, field lines,
+    /// the blank line; anything after the first blank line is ignored). `hopByHop` holds the
+    /// lowercased names that never cross a proxy; the fields `Connection` lists are dropped too.
+    public init(upstream lines: [HeaderLine], hopByHop: Set<String>) throws(ForwardedHeadError) {
+        guard let status = lines.first, status.syntax == .statusLine else {
+            throw .missingStatusLine(lines.first?.raw ?? "")
+        }
+        if status.containsBareCR { throw .bareCRInStatusLine(status.raw) }
+        statusLine = status.content + "\r\n"
+        var bareLF = status.lineEnding == .bareLF ? [status.raw] : []
+
+        // Physical lines to logical fields (folds joined) and lines dropped, in upstream order.
+        var items: [PendingLine] = []
+        var foldTarget: Int?
+        lines: for line in lines.dropFirst() {
+            if line.lineEnding == .bareLF { bareLF.append(line.raw) }
+            switch line.syntax {
+            case .blank:
+                break lines
+            case .field:
+                items.append(PendingLine(line))
+                foldTarget = items.count - 1
+            case .spaceBeforeColon:
+                items.append(PendingLine(line.removingSpaceBeforeColon(), original: line))
+                foldTarget = items.count - 1
+            case .obsFoldContinuation:
+                if let i = foldTarget {
+                    items[i].fold(line)
+                } else {
+                    let first = items.allSatisfy { $0.droppedReason == .whitespaceAfterStatusLine }
+                    items.append(PendingLine(dropping: line, first ? .whitespaceAfterStatusLine : .malformedLine))
+                }
+            case .statusLine, .noColon, .invalidName:
+                items.append(PendingLine(dropping: line, .malformedLine))
+                foldTarget = nil
+            }
+        }
+
+        let listed = Self.connectionTokens(items.filter { $0.isField && $0.lowercasedName == "connection" }.map(\.value))
+        var changes: [HeadChange] = []
+        var fields: [String] = []
+        for item in items {
+            changes += item.repairs
+            guard item.isField else { continue }
+            if item.containsBareCR {
+                changes.append(HeadChange(.bareCR, original: item.sources))
+            } else if hopByHop.contains(item.lowercasedName) {
+                changes.append(HeadChange(.hopByHop, original: item.sources))
+            } else if listed.contains(item.lowercasedName) {
+                changes.append(HeadChange(.connectionListed, original: item.sources))
+            } else {
+                fields.append(item.line)
+            }
+        }
+        if !bareLF.isEmpty { changes.append(HeadChange(.bareLF, original: bareLF)) }
+        self.fields = fields
+        self.changes = changes
+    }
+
+    /// Lowercased names the `Connection` values list.
+    static func connectionTokens(_ values: [Substring]) -> Set<String> {
+        var set = Set<String>()
+        for v in values {
+            for token in v.split(separator: ",") {
+                let t = token.trimmingHTTPWhitespace()
+                if !t.isEmpty { set.insert(t.lowercased()) }
+            }
+        }
+        return set
+    }
+}
+
+/// One logical field while a head is rewritten (its text so far, the lines it came from, the
+/// repairs made), or one upstream line dropped outright.
+private struct PendingLine {
+    /// `Name:value` without terminator, folds joined.
+    var text: String
+    /// The upstream lines, raw.
+    var sources: [String]
+    var lowercasedName: String
+    var containsBareCR: Bool
+    /// Whether this is a field (`false`: a dropped line, its change in ``repairs``).
+    var isField: Bool
+    /// The whitespace removed before the colon, if any.
+    private var spaceRepair: HeadChange?
+    private var folded = false
+    private var dropped: HeadChange?
+
+    init(_ line: HeaderLine, original: HeaderLine? = nil) {
+        text = String(line.content)
+        sources = [(original ?? line).raw]
+        lowercasedName = line.name.map { $0.lowercased() } ?? ""
+        containsBareCR = line.containsBareCR || (original?.containsBareCR ?? false)
+        isField = true
+        if let original { spaceRepair = HeadChange(.spaceBeforeColon, original: [original.raw], replacement: text + "\r\n") }
+    }
+
+    init(dropping line: HeaderLine, _ reason: HeadChange.Reason) {
+        text = ""
+        sources = [line.raw]
+        lowercasedName = ""
+        containsBareCR = line.containsBareCR
+        isField = false
+        dropped = HeadChange(reason, original: [line.raw])
+    }
+
+    /// Why the line was dropped outright, if it was.
+    var droppedReason: HeadChange.Reason? { dropped?.reason }
+
+    /// The line to send, CRLF-terminated.
+    var line: String { text + "\r\n" }
+
+    /// The changes made to this field's lines before deciding whether it is forwarded.
+    var repairs: [HeadChange] {
+        var out: [HeadChange] = []
+        if let dropped { out.append(dropped) }
+        if let spaceRepair { out.append(spaceRepair) }
+        if folded { out.append(HeadChange(.obsFold, original: sources, replacement: line)) }
+        return out
+    }
+
+    /// The value with surrounding whitespace removed, as `Connection` tokens are read.
+    var value: Substring {
+        guard let colon = text.firstIndex(of: ":") else { return "" }
+        return text[text.index(after: colon)...].trimmingHTTPWhitespace()
+    }
+
+    /// Joins a continuation line: `OWS CRLF RWS` becomes one SP (RFC 9112 §5.2).
+    mutating func fold(_ line: HeaderLine) {
+        var head = Substring(text)
+        while let c = head.unicodeScalars.last, c == " " || c == "\t" { head = Substring(head.unicodeScalars.dropLast()) }
+        var tail = line.content
+        while let c = tail.unicodeScalars.first, c == " " || c == "\t" { tail = Substring(tail.unicodeScalars.dropFirst()) }
+        text = String(head) + " " + String(tail)
+        sources.append(line.raw)
+        folded = true
+        containsBareCR = containsBareCR || line.containsBareCR
+    }
+}

@@ -1,0 +1,42 @@
+/// One change ``ForwardedResponseHead`` made to an upstream head, for the caller to record.
+public struct HeadChange: Sendable, Hashable, CustomStringConvertible {
+    /// Why the head was changed; the raw value is a stable code.
+    public enum Reason: String, Sendable, Hashable, CaseIterable {
+        /// Whitespace between a field name and its colon removed (RFC 9112 §5.1).
+        case spaceBeforeColon = "space-before-colon"
+        /// A folded value joined onto one line, each obs-fold replaced by one SP (RFC 9112 §5.2).
+        case obsFold = "obs-fold"
+        /// A whitespace-preceded line right after the status line, dropped (RFC 9112 §2.2).
+        case whitespaceAfterStatusLine = "whitespace-after-status-line"
+        /// A hop-by-hop field dropped (RFC 9110 §7.6.1).
+        case hopByHop = "hop-by-hop"
+        /// A field named in `Connection`, dropped (RFC 9110 §7.6.1).
+        case connectionListed = "connection-listed"
+        /// A field whose value holds a bare CR, refused: forwarding it would let the client see a
+        /// field the server did not send (response splitting, RFC 9112 §2.2, §11.1).
+        case bareCR = "bare-cr"
+        /// A line that is no field line (no colon, or no token before it), dropped (RFC 9112 §5).
+        case malformedLine = "malformed-line"
+        /// Bare-LF line endings sent as CRLF (RFC 9112 §2.2).
+        case bareLF = "bare-lf"
+    }
+
+    /// Why.
+    public var reason: Reason
+    /// The upstream lines concerned, raw, terminators included.
+    public var original: [String]
+    /// The line sent instead (CRLF included), or `nil` when the lines were dropped.
+    public var replacement: String?
+
+    /// Creates a change.
+    public init(_ reason: Reason, original: [String], replacement: String? = nil) {
+        self.reason = reason
+        self.original = original
+        self.replacement = replacement
+    }
+
+    public var description: String {
+        let from = original.map { $0.debugDescription }.joined(separator: " + ")
+        return "\(reason.rawValue): \(from) → \(replacement?.debugDescription ?? "dropped")"
+    }
+}
