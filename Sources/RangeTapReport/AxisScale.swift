@@ -52,7 +52,7 @@ struct AxisScale: Sendable {
         var ticks: [(Double, String)] = []
         var v = (lower / step).rounded(.up) * step
         while v <= upper + 0.5 {
-            ticks.append((v, v == 0 ? "0" : ReportFormat.bytes(Int64(v))))
+            ticks.append((v, v == 0 ? "0" : ReportFormat.bytes(ReportFormat.clamped(v))))
             v += step
         }
         return ticks
