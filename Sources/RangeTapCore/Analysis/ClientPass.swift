@@ -48,7 +48,7 @@ struct ClientPass {
                 span = start..<end
             } else {
                 // A hostile Content-Range (`bytes 9223372036854775806-…`): the bytes cannot be placed.
-                e.findings.append(Finding(.contentRangeInvalid, "the \(got) bytes the client got here would start at offset \(start) and end past \(Int64.max), the largest offset a capture can place; they are left out of coverage, refetch and seek checks", evidence: [r.contentRange.map { "Content-Range: \($0)" } ?? ""], exchange: id, severity: .warn))
+                e.findings.append(Finding(.contentRangeInvalid, "the \(got) bytes the client got here would start at offset \(start) and end past \(Int64.max), the largest offset a capture can place; they are left out of coverage, refetch and seek checks", evidence: [r.contentRange.map { "Content-Range: \($0)" } ?? ""], exchange: id))
             }
         }
         var refetched: Int64 = 0
