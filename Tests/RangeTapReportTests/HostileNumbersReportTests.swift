@@ -43,6 +43,9 @@ import Testing
         #expect(html.contains("9223372036854775807 B"))
         let ticks = AxisScale(lower: 0, upper: Double(Int64.max), pixelStart: 300, pixelEnd: 0).byteTicks()
         #expect(!ticks.isEmpty)
+        // Times near the top of Int64 (ms values where a tiny step is below a Double's precision).
+        let late = Double(Int64.max) / 1e6
+        #expect(!AxisScale(lower: late, upper: late + 0.015, pixelStart: 0, pixelEnd: 900).decimalTicks().isEmpty)
         #expect(ReportFormat.number(Double(Int64.max) * 4) == "9223372036854775807")
         #expect(ReportFormat.clamped(.nan) == 0)
     }
