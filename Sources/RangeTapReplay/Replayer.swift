@@ -61,6 +61,7 @@ public final class Replayer {
         }
 
         // 1. First playback.
+        var firstPlaybackFailed = false
         do {
             var fed: [Int: Int64] = [:]
             try reader.forEachEvent { event in
@@ -95,10 +96,10 @@ public final class Replayer {
             }
         } catch {
             errors.append("first playback: \(error)")
+            firstPlaybackFailed = true
         }
         truth.seal()
         requests.removeAll { tooLarge[$0.resource] != nil }
-        let firstPlaybackFailed = errors.contains { $0.hasPrefix("first playback") }
 
         // 2 and 3. Second playback, verified.
         var report = ReplayReport(cache: cache.name, verified: errors.isEmpty, mismatches: [], requests: requests.count, bytesRequested: 0, bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: errors)
