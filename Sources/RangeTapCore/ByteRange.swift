@@ -12,11 +12,13 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
         self.last = last
     }
 
-    /// Number of bytes in the range.
-    public var count: Int64 { last - first + 1 }
+    /// Number of bytes in the range; `Int64.max` for `0-9223372036854775807`, whose true
+    /// count (2⁶³) does not fit.
+    public var count: Int64 { (last - first).addingSaturating(1) }
 
-    /// The half-open end, `last + 1`.
-    public var upperBound: Int64 { last + 1 }
+    /// The half-open end, `last + 1`; `Int64.max` when `last` is `Int64.max` (that last byte
+    /// cannot be named by a half-open `Range<Int64>`, and no capture can hold it).
+    public var upperBound: Int64 { last.addingSaturating(1) }
 
     /// `first-last`, the form used in Range and Content-Range headers.
     public var description: String { "\(first)-\(last)" }

@@ -92,16 +92,24 @@ extension CaptureEvent {
     /// Decodes one line of `events.jsonl`. Returns nil for an event type this build does not
     /// know (a newer minor addition), so readers can skip it; malformed lines are errors naming
     /// the line and the key.
+    /// Numbers are checked too (see ``validate(lineNumber:)``): a negative size or an offset
+    /// that overflows is an error, never a value handed on to range maths.
     public static func decode(jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder = JSONDecoder()) throws(CaptureError) -> CaptureEvent? {
+        let event = try decodeUnchecked(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
+        try event?.validate(lineNumber: lineNumber)
+        return event
+    }
+
+    private static func decodeUnchecked(jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder) throws(CaptureError) -> CaptureEvent? {
         if let chunk = ChunkLineParser.parse(line) { return .chunk(chunk) }
         let r: RawEvent
         do {
             r = try decoder.decode(RawEvent.self, from: line)
         } catch {
-            throw CaptureError.malformedEvent(line: lineNumber, reason: Self.describe(error))
+            throw CaptureError.malformedEvent(line: lineNumber, reason: CaptureLineDiagnosis.diagnose(line) ?? Self.describe(error))
         }
         func need<T>(_ v: T?, _ key: String) throws(CaptureError) -> T {
-            guard let v else { throw CaptureError.malformedEvent(line: lineNumber, reason: "\"\(key)\" is missing") }
+            guard let v else { throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"\(key)\" is missing") }
             return v
         }
         func lines(_ a: [String]?) -> [HeaderLine] { (a ?? []).map(HeaderLine.init(raw:)) }
@@ -141,7 +149,7 @@ extension CaptureEvent {
             switch e {
             case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
                 let path = c.codingPath.map(\.stringValue).joined(separator: ".")
-                return path.isEmpty ? "not a JSON object" : "\"\(path)\" has the wrong type"
+                return path.isEmpty ? "not a valid event object" : "field \"\(path)\" has the wrong type"
             @unknown default:
                 return "invalid JSON"
             }

@@ -11,6 +11,8 @@ public final class CaptureReader {
     /// Whether the last line of `events.jsonl` was incomplete when read.
     public private(set) var truncatedTail = false
     private var bodyHandle: FileHandle?
+    /// The size of `body.bin` when last looked at (it only grows).
+    private var bodyLengthSeen: Int64 = 0
 
     /// Opens a capture; accepts the directory or its `events.jsonl`.
     public init(path: String) throws(CaptureError) {
@@ -39,25 +41,36 @@ public final class CaptureReader {
         }
         defer { try? handle.close() }
         let decoder = JSONDecoder()
-        var pending = Data()
+        var lines = LineBuffer()
         var lineNumber = 0
+        let checkBody = header.bodies && FileManager.default.fileExists(atPath: path + "/body.bin")
         truncatedTail = false
         while true {
             let block = try handle.read(upToCount: 1 << 20) ?? Data()
             if block.isEmpty { break }
-            pending.append(block)
-            var start = pending.startIndex
-            while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(block)
+            while let line = lines.nextLine() {
                 lineNumber += 1
-                if lineNumber > 1, nl > start,
-                   let e = try CaptureEvent.decode(jsonLine: pending[start..<nl], lineNumber: lineNumber, decoder: decoder) {
-                    try body(e)
+                guard lineNumber > 1, !line.isEmpty,
+                      let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
+                else { continue }
+                // Decoding checked that `at + size` fits.
+                if checkBody, case .chunk(let c) = e, let at = c.bodyOffset, !bodyHolds(at + Int64(c.size)) {
+                    throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"size\" (\(c.size) bytes at \"at\" \(at)) reaches past the end of body.bin (\(bodyLengthSeen) bytes)")
                 }
-                start = pending.index(after: nl)
+                try body(e)
             }
-            pending = Data(pending[start...])
         }
-        truncatedTail = !pending.isEmpty
+        truncatedTail = lines.pendingCount > 0
+    }
+
+    /// Whether `body.bin` has at least `end` bytes; looks at the file again only when the
+    /// size last seen is too small (it is written before the lines that point at it).
+    private func bodyHolds(_ end: Int64) -> Bool {
+        if end <= bodyLengthSeen { return true }
+        var info = stat()
+        if stat(path + "/body.bin", &info) == 0 { bodyLengthSeen = Int64(info.st_size) }
+        return end <= bodyLengthSeen
     }
 
     /// All complete events after the header.
@@ -72,6 +85,10 @@ public final class CaptureReader {
         guard header.bodies, let at = chunk.bodyOffset else { throw .bodiesNotRecorded(path: path) }
         if bodyHandle == nil { bodyHandle = FileHandle(forReadingAtPath: path + "/body.bin") }
         guard let handle = bodyHandle else { throw .cannotOpen(path: path, reason: "it has no readable body.bin") }
+        // Never seek to a negative offset or allocate for a size body.bin cannot hold.
+        guard at >= 0, chunk.size >= 0, let end = at.addingChecked(Int64(chunk.size)), bodyHolds(end) else {
+            throw .bodyOutOfRange(path: path, offset: at, size: chunk.size)
+        }
         do {
             try handle.seek(toOffset: UInt64(at))
             let data = try handle.read(upToCount: chunk.size) ?? Data()

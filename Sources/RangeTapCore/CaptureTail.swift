@@ -4,7 +4,7 @@ import Foundation
 /// ``next()`` returns the complete lines added since the last call.
 public final class CaptureTail {
     private let handle: FileHandle
-    private var pending = Data()
+    private var lines = LineBuffer()
     private var lineNumber = 0
     private let decoder = JSONDecoder()
     /// The capture's header.
@@ -24,17 +24,14 @@ public final class CaptureTail {
     public func next() throws -> [CaptureEvent] {
         let data = handle.availableData
         if data.isEmpty { return [] }
-        pending.append(data)
+        lines.append(data)
         var events: [CaptureEvent] = []
-        var start = pending.startIndex
-        while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while let line = lines.nextLine() {
             lineNumber += 1
-            if lineNumber > 1, nl > start, let e = try CaptureEvent.decode(jsonLine: pending[start..<nl], lineNumber: lineNumber, decoder: decoder) {
+            if lineNumber > 1, !line.isEmpty, let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder) {
                 events.append(e)
             }
-            start = pending.index(after: nl)
         }
-        pending = Data(pending[start...])
         return events
     }
 

@@ -72,7 +72,7 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var pausedSince: CaptureTime?
 
     /// Duration in milliseconds, if ended.
-    public var durationMs: Double? { end.map { Double($0 - start) / 1e6 } }
+    public var durationMs: Double? { end.map { Double($0.subtractingSaturating(start)) / 1e6 } }
     /// The request path (absolute-form targets reduced to their path).
     public var path: String {
         guard let r = target.range(of: "://") else { return target }
@@ -137,7 +137,7 @@ public struct ExchangeLog: Sendable {
             return nil
         case .chunk(let c):
             guard exchanges[c.exchange] != nil else { return nil }
-            exchanges[c.exchange]!.bytesReceived += Int64(c.size)
+            exchanges[c.exchange]!.bytesReceived = exchanges[c.exchange]!.bytesReceived.addingSaturating(Int64(c.size))
             exchanges[c.exchange]!.chunkCount += 1
             if exchanges[c.exchange]!.firstChunkAt == nil { exchanges[c.exchange]!.firstChunkAt = c.t }
             exchanges[c.exchange]!.lastChunkAt = c.t

@@ -172,7 +172,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         guard let buffer = pending, buffer.readableBytes > 0 else { return }
         pending = nil
         let size = buffer.readableBytes
-        let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0 + received }, bodyOffset: nil)
+        let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0.addingSaturating(received) }, bodyOffset: nil)
         received += Int64(size)
         context.writer.recordChunk(chunk, bytes: buffer)
         deliver(self, .body(buffer))

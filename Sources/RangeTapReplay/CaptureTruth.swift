@@ -37,7 +37,9 @@ final class CaptureTruth {
             var out: [Segment] = []
             var covered = ByteRangeSet()
             for p in list {
-                let span = p.resourceOffset..<(p.resourceOffset + Int64(p.chunk.size))
+                // The replayer refuses resources whose bytes end past ResourceLimit; be safe anyway.
+                guard let end = p.resourceOffset.addingChecked(Int64(p.chunk.size)) else { continue }
+                let span = p.resourceOffset..<end
                 var gaps = ByteRangeSet()
                 gaps.insert(span)
                 for s in covered.spans { gaps.remove(s) }

@@ -33,13 +33,21 @@ public final class Replayer {
         }
     }
 
-    /// Replays into `cache`.
+    /// Replays into `cache`. A resource whose length or bytes lie beyond
+    /// ``ResourceLimit/largestLength`` is left out with an error naming it.
     public func run(_ cache: any RangeCache) throws -> ReplayReport {
-        let requests = playbackRequests
+        var requests = playbackRequests
         guard !requests.isEmpty else { throw ReplayError.nothingToReplay(path) }
         let truth = CaptureTruth(reader: reader)
         var storedBy: [String: [(span: Range<Int64>, by: String)]] = [:]
         var errors: [String] = []
+        // Resources too large to replay, with why.
+        var tooLarge: [String: String] = [:]
+        func refuse(_ url: String, _ why: String) {
+            guard tooLarge[url] == nil else { return }
+            tooLarge[url] = why
+            errors.append("resource \(url) is too large to replay: \(why); its requests are left out")
+        }
 
         // What each exchange delivered, and its resource.
         var limit: [Int: Int64] = [:]
@@ -53,17 +61,20 @@ public final class Replayer {
         }
 
         // 1. First playback.
+        var firstPlaybackFailed = false
         do {
             var fed: [Int: Int64] = [:]
             try reader.forEachEvent { event in
                 switch event {
                 case .response(let r):
-                    guard let url = resourceOf[r.exchange] else { return }
+                    guard let url = resourceOf[r.exchange], tooLarge[url] == nil else { return }
                     let length = r.lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
-                        ?? (r.status == 200 ? r.lines.first(named: "Content-Length").flatMap { Int64($0) } : nil)
+                        ?? (r.status == 200 ? r.lines.first(named: "Content-Length").flatMap(ContentLength.parse) : nil)
+                    if let length, let why = ResourceLimit.problem(length: length) { return refuse(url, why) }
                     try cache.resourceInfo(ResourceInfo(url: url, length: length, contentType: r.lines.first(named: "Content-Type"), supportsRanges: r.status == 206))
                 case .chunk(let c):
-                    guard let url = resourceOf[c.exchange], let at = c.resourceOffset else { return }
+                    guard let url = resourceOf[c.exchange], let at = c.resourceOffset, tooLarge[url] == nil else { return }
+                    if let why = ResourceLimit.problem(offset: at, size: Int64(c.size)) { return refuse(url, why) }
                     truth.add(c, resource: url, resourceOffset: at)
                     let already = fed[c.exchange, default: 0]
                     let allowed = min(Int64(c.size), (limit[c.exchange] ?? 0) - already)
@@ -85,15 +96,18 @@ public final class Replayer {
             }
         } catch {
             errors.append("first playback: \(error)")
+            firstPlaybackFailed = true
         }
         truth.seal()
+        requests.removeAll { tooLarge[$0.resource] != nil }
 
         // 2 and 3. Second playback, verified.
         var report = ReplayReport(cache: cache.name, verified: errors.isEmpty, mismatches: [], requests: requests.count, bytesRequested: 0, bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: errors)
-        if errors.isEmpty {
+        if !firstPlaybackFailed {
             for request in requests {
-                let replayID = 1_000_000 + request.exchange
-                report.bytesRequested += Int64(request.span.count)
+                let (sum, overflow) = request.exchange.addingReportingOverflow(1_000_000)
+                let replayID = overflow ? Int.max : sum
+                report.bytesRequested = report.bytesRequested.addingSaturating(Int64(request.span.count))
                 var position = request.span.lowerBound
                 var fromCacheDone = false
                 var mismatchFound = false

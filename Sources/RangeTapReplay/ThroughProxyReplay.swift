@@ -110,7 +110,7 @@ public final class ThroughProxyReplay: Sendable {
 
     /// Runs both passes (starting the origin first if needed).
     public func run() async -> Result {
-        let requestedTotal = requests.reduce(Int64(0)) { $0 + $1.length }
+        let requestedTotal = requests.map(\.length).saturatingSum()
         do {
             try await startOrigin()
         } catch {
@@ -161,7 +161,7 @@ public final class ThroughProxyReplay: Sendable {
 
     private func pass(_ number: Int) async -> PassOutcome {
         let before = await settledTraffic()
-        var outcome = PassOutcome(figures: Pass(requests: requests.count, bytesRequested: requests.reduce(Int64(0)) { $0 + $1.length }, bytesReceived: 0, originRequests: 0, originBytes: 0))
+        var outcome = PassOutcome(figures: Pass(requests: requests.count, bytesRequested: requests.map(\.length).saturatingSum(), bytesReceived: 0, originRequests: 0, originBytes: 0))
         var checks = requests.map { Check(request: $0) }
         let sent = requests.map { r in
             LoopbackHTTPClient.Request(target: prefix + r.path, headers: [

@@ -34,8 +34,11 @@ struct AxisScale: Sendable {
         if (s - s.rounded()).magnitude > 1e-9 && decimals < 6 { decimals += 1 }  // a step of 2.5
         var ticks: [(Double, String)] = []
         var v = (lower / step).rounded(.up) * step
-        while v <= upper + step * 1e-9 {
+        // Bounded, and stopped where the step is below the precision of the values (times
+        // near the top of Int64's range): never loops forever.
+        while v <= upper + step * 1e-9, ticks.count <= 4 * count + 2 {
             ticks.append((v, ReportFormat.number(v, decimals: decimals)))
+            guard v + step > v else { break }
             v += step
         }
         return ticks
@@ -51,8 +54,9 @@ struct AxisScale: Sendable {
         if span / step < Double(count) / 2, step >= 2 { step /= 2 }
         var ticks: [(Double, String)] = []
         var v = (lower / step).rounded(.up) * step
-        while v <= upper + 0.5 {
-            ticks.append((v, v == 0 ? "0" : ReportFormat.bytes(Int64(v))))
+        while v <= upper + 0.5, ticks.count <= 4 * count + 2 {
+            ticks.append((v, v == 0 ? "0" : ReportFormat.bytes(ReportFormat.clamped(v))))
+            guard v + step > v else { break }
             v += step
         }
         return ticks

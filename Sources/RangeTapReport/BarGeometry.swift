@@ -3,7 +3,8 @@ import RangeTapCore
 /// Where one exchange's bar goes in resource coordinates: the byte offset reached at each
 /// chunk arrival, and the span its Range asked for.
 struct BarGeometry: Sendable {
-    /// A point of the bar: at `t`, the body had reached resource offset `offset`.
+    /// A point of the bar: at `t`, the body had reached resource offset `offset`. Offsets
+    /// saturate at `Int64.max` (a hostile `Content-Range` start plus the bytes received).
     struct Point: Sendable, Equatable {
         /// Capture time (ns).
         var t: CaptureTime
@@ -29,13 +30,13 @@ struct BarGeometry: Sendable {
         var points: [Point] = []
         if let first = r.chunks.first {
             points.reserveCapacity(r.chunks.count + 1)
-            points.append(Point(t: first.t, offset: first.resourceOffset ?? ((base ?? 0) + first.offset)))
+            points.append(Point(t: first.t, offset: first.resourceOffset ?? (base ?? 0).addingSaturating(first.offset)))
             for c in r.chunks {
-                let start = c.resourceOffset ?? ((base ?? 0) + c.offset)
-                points.append(Point(t: c.t, offset: start + Int64(c.size)))
+                let start = c.resourceOffset ?? (base ?? 0).addingSaturating(c.offset)
+                points.append(Point(t: c.t, offset: start.addingSaturating(Int64(c.size))))
             }
         } else if r.chunkCount > 0, let base, let firstAt = r.firstChunkAt, let lastAt = r.lastChunkAt {
-            points = [Point(t: firstAt, offset: base), Point(t: lastAt, offset: base + r.bytesReceived)]
+            points = [Point(t: firstAt, offset: base), Point(t: lastAt, offset: base.addingSaturating(r.bytesReceived))]
         }
         self.points = points
     }
@@ -51,7 +52,7 @@ struct BarGeometry: Sendable {
             return r.first..<r.upperBound
         }
         switch spec {
-        case .closed(let first, let last): return first..<(last + 1)
+        case .closed(let first, let last): return first..<last.addingSaturating(1)
         case .from, .suffix: return nil
         }
     }

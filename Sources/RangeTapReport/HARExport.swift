@@ -67,7 +67,7 @@ public enum HARExport {
             headers: fields(r.requestHeaders),
             queryString: queryString(url),
             headersSize: requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
-            bodySize: r.requestHeaders.first(named: "Content-Length").flatMap { Int64($0) } ?? 0)
+            bodySize: r.requestHeaders.first(named: "Content-Length").flatMap(ContentLength.parse) ?? 0)
 
         let statusLine = r.responseLines.first.map { String($0.content) } ?? ""
         let statusParts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)

@@ -10,7 +10,7 @@ enum ReportFormat {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (x * scale).rounded()
-        guard abs(scaled) < 9e15 else { return String(Int64(x.rounded())) }
+        guard abs(scaled) < 9e15 else { return String(clamped(x.rounded())) }
         let n = Int64(scaled)
         let negative = n < 0
         let magnitude = negative ? -n : n
@@ -30,6 +30,15 @@ enum ReportFormat {
             s += "." + String(repeating: "0", count: digits - f.count) + f
         }
         return s
+    }
+
+    /// `x` as an Int64, clamped to `Int64.min...Int64.max` (NaN is 0): `Int64(x)` traps on
+    /// values such as `Double(Int64.max)`, which is 2⁶³ and one past the largest Int64.
+    static func clamped(_ x: Double) -> Int64 {
+        guard !x.isNaN else { return 0 }
+        if x >= 0x1p63 { return .max }
+        if x < -0x1p63 { return .min }
+        return Int64(x)
     }
 
     /// Milliseconds of a capture time: `t` ns → `"993.6"`.

@@ -194,8 +194,8 @@ struct WaterfallSVG: Sendable {
         let endX = r.end.map { x.pixel(Double($0) / 1e6) }
         // What was asked: a faint vertical band at the request time.
         if let asked = geometry.asked(length: length) {
-            let y1 = y.pixel(Double(min(asked.lowerBound, Int64(y.upper))))
-            let y2 = y.pixel(Double(min(asked.upperBound, Int64(y.upper))))
+            let y1 = y.pixel(min(Double(asked.lowerBound), y.upper))
+            let y2 = y.pixel(min(Double(asked.upperBound), y.upper))
             if abs(y1 - y2) >= 1 { out += "<line class=\"ask \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(y1))\" x2=\"\(f(startX))\" y2=\"\(f(y2))\"/>" }
         }
 
@@ -243,7 +243,7 @@ struct WaterfallSVG: Sendable {
             marks += "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client: delivered \(r.bytesDelivered ?? 0) of \(r.bytesReceived) bytes received</title>"
             marks += "<path d=\"M\(f(cx - 5)),\(f(cy - 5))L\(f(cx + 5)),\(f(cy + 5))M\(f(cx - 5)),\(f(cy + 5))L\(f(cx + 5)),\(f(cy - 5))\"/>"
             if let delivered = r.bytesDelivered, let base = geometry.base, delivered < r.bytesReceived {
-                let dy = y.pixel(Double(base + delivered))
+                let dy = y.pixel(Double(base.addingSaturating(delivered)))
                 if abs(dy - cy) > 3 {
                     marks += "<line class=\"delivered\" x1=\"\(f(cx - 7))\" y1=\"\(f(dy))\" x2=\"\(f(cx + 7))\" y2=\"\(f(dy))\"/>"
                 }

@@ -49,7 +49,8 @@ private let sampleEvents: [CaptureEvent] = [
     .response(ResponseEvent(t: 997_945_237, exchange: 2, status: 200, lines: [], reused: true, upstreamPort: nil)),
     .chunk(ChunkEvent(t: 998_467_250, exchange: 1, size: 16384, offset: 0, resourceOffset: 0, bodyOffset: 0)),
     .chunk(ChunkEvent(t: 998_467_251, exchange: 1, size: 1, offset: 16384, resourceOffset: nil, bodyOffset: nil)),
-    .chunk(ChunkEvent(t: Int64.max, exchange: Int.max, size: 7, offset: Int64.max - 7, resourceOffset: Int64.max - 1, bodyOffset: Int64.max - 2)),
+    // The largest numbers a reader accepts: `off + size` and `at + size` reach Int64.max, not past it.
+    .chunk(ChunkEvent(t: Int64.max, exchange: Int.max, size: 7, offset: Int64.max - 7, resourceOffset: Int64.max - 1, bodyOffset: Int64.max - 7)),
     .end(EndEvent(t: 1_021_000_000, exchange: 1, bytes: 5_000_000, sha256: String(repeating: "ab", count: 32), trailers: [HeaderLine(raw: "X-Checksum: \"abc\"\\\n")])),
     .end(EndEvent(t: 1_021_000_001, exchange: 2, bytes: 0, sha256: "")),
     .cancel(CancelEvent(t: 1_002_412_429, exchange: 1, delivered: 486_912, received: 1_060_352, sendBuffer: 131_072, sha256: "7bd4")),
@@ -132,7 +133,7 @@ struct CaptureCodecTests {
 
     @Test func missingRequiredKeyNamesLineAndKey() throws {
         let e = try #require(decodeError(#"{"type":"chunk","t":1,"size":2,"off":0}"#, line: 7))
-        #expect(e == .malformedEvent(line: 7, reason: "\"ex\" is missing"))
+        #expect(e == .malformedEvent(line: 7, reason: "field \"ex\" is missing"))
         #expect(e.description.contains("line 7"))
         #expect(e.description.contains("\"ex\""))
         #expect(e.description.contains("missing"))
@@ -150,7 +151,7 @@ struct CaptureCodecTests {
         let e = try #require(decodeError(#"{"type":"chunk","t":"one","ex":1,"size":2,"off":0}"#, line: 4))
         #expect(e.description.contains("line 4"))
         #expect(e.description.contains("\"t\""))
-        #expect(e.description.contains("wrong type"))
+        #expect(e.description.contains("must be a whole number, found \"one\""))
     }
 
     @Test(arguments: ["not json", "[1,2]", "{\"t\":1}", "", "{\"type\":\"chunk\""])

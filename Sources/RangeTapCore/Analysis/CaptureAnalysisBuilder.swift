@@ -73,8 +73,8 @@ public struct CaptureAnalysisBuilder: Sendable {
         s.requests = a.exchanges.count
         s.connections = a.connections.count
         s.maxRequestsPerConnection = a.connections.map(\.requests).max() ?? 0
-        s.bytesFetched = a.resources.reduce(0) { $0 + $1.bytesFetched }
-        s.uniqueBytes = a.resources.reduce(0) { $0 + $1.uniqueBytes }
+        s.bytesFetched = a.resources.map(\.bytesFetched).saturatingSum()
+        s.uniqueBytes = a.resources.map(\.uniqueBytes).saturatingSum()
         s.cancels = a.exchanges.filter { $0.record.outcome == .cancelled }.count
         s.errors = a.exchanges.filter { if case .failed = $0.record.outcome { true } else { false } }.count
         s.seeks = a.exchanges.flatMap(\.findings).filter { $0.code == FindingCode.seek.rawValue }.count
@@ -94,7 +94,7 @@ public struct CaptureAnalysisBuilder: Sendable {
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
         // Lines with whitespace before the colon are read as the field a proxy would forward.
         let fields = r.responseLines.map { $0.removingSpaceBeforeColon() }
-        let contentLength = fields.first(named: "Content-Length").flatMap { Int64($0) }
+        let contentLength = fields.first(named: "Content-Length").flatMap(ContentLength.parse)
         let contentRangeValue = fields.first(named: "Content-Range")
         var contentRange: ContentRange?
         if let v = contentRangeValue {

@@ -30,7 +30,7 @@ struct ClientPass {
         // What the client got: delivered bytes when it left early (cancel, or an end it did not wait for).
         let got = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
         stats[url]!.requests += 1
-        stats[url]!.bytesFetched += got
+        stats[url]!.bytesFetched = stats[url]!.bytesFetched.addingSaturating(got)
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
         let single: RangeSpec? = r.requestRange.flatMap { try? RangeRequest.parse($0) }.flatMap { $0.isBytes && $0.specs.count == 1 ? $0.specs[0] : nil }
         var start: Int64?
@@ -43,7 +43,14 @@ struct ClientPass {
         }
         let length = lengths[url]
         var span: Range<Int64>?
-        if let start { span = start..<(start + got) }
+        if let start {
+            if let end = start.addingChecked(got) {
+                span = start..<end
+            } else {
+                // A hostile Content-Range (`bytes 9223372036854775806-…`): the bytes cannot be placed.
+                e.findings.append(Finding(.contentRangeInvalid, "the \(got) bytes the client got here would start at offset \(start) and end past \(Int64.max), the largest offset a capture can place; they are left out of coverage, refetch and seek checks", evidence: [r.contentRange.map { "Content-Range: \($0)" } ?? ""], exchange: id))
+            }
+        }
         var refetched: Int64 = 0
         if let span, !span.isEmpty {
             refetched = fetched[url, default: ByteRangeSet()].insert(span)
@@ -55,11 +62,11 @@ struct ClientPass {
             if let length, first >= length {
                 e.findings.append(Finding(.rangeBeyondLength, "asked for bytes from \(first), but the resource has \(length) bytes", evidence: [rangeLine ?? ""], exchange: id))
             }
-            if let previous = lastEnd[url], first != previous, abs(first - previous) > 64 * 1024 {
-                e.findings.append(Finding(.seek, "the previous read ended at \(previous), this request starts at \(first) (\(first > previous ? "+" : "")\(first - previous) bytes)", evidence: [rangeLine ?? ""], exchange: id))
+            if let previous = lastEnd[url], first != previous, first.subtractingSaturating(previous).magnitude > 64 * 1024 {
+                e.findings.append(Finding(.seek, "the previous read ended at \(previous), this request starts at \(first) (\(first > previous ? "+" : "")\(first.subtractingSaturating(previous)) bytes)", evidence: [rangeLine ?? ""], exchange: id))
             }
             if let prev = lastClosedRequest[url], first == prev.last, prev.last > prev.first {
-                e.findings.append(Finding(.inclusiveEndOffByOne, "exchange \(prev.exchange) asked bytes=\(prev.first)-\(prev.last) (\(prev.last - prev.first + 1) bytes) and this one starts at \(first): byte \(first) is fetched twice. The end of a Range is inclusive, so \(prev.first)-\(prev.last - 1) was meant", evidence: [rangeLine ?? ""], exchange: prev.exchange))
+                e.findings.append(Finding(.inclusiveEndOffByOne, "exchange \(prev.exchange) asked bytes=\(prev.first)-\(prev.last) (\((prev.last - prev.first).addingSaturating(1)) bytes) and this one starts at \(first): byte \(first) is fetched twice. The end of a Range is inclusive, so \(prev.first)-\(prev.last - 1) was meant", evidence: [rangeLine ?? ""], exchange: prev.exchange))
             }
         }
         if case .closed(let f, let l)? = single { lastClosedRequest[url] = (id, f, l) } else { lastClosedRequest[url] = nil }

@@ -30,6 +30,9 @@ final class BodyFile: Sendable {
     /// `count` bytes at `offset`.
     func read(at offset: Int64, count: Int) throws(FixtureError) -> [UInt8] {
         guard count > 0 else { return [] }
+        guard offset >= 0, offset.addingChecked(Int64(count)) != nil else {
+            throw .cannotRead(path, "\(count) bytes at offset \(offset) are not a place in a file")
+        }
         var failure: FixtureError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0

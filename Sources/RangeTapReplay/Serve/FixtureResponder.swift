@@ -80,7 +80,7 @@ final class FixtureResponder: Sendable {
     /// Up to ``piece`` bytes of `range` of the resource at `path`.
     func resourceBytes(path: String, range: Range<Int64>) throws(FixtureError) -> [UInt8] {
         guard let planner else { throw .capture("no resource index") }
-        return try planner.index.read(path, range.lowerBound..<min(range.upperBound, range.lowerBound + Self.piece))
+        return try planner.index.read(path, range.lowerBound..<min(range.upperBound, range.lowerBound.addingSaturating(Self.piece)))
     }
 
     // MARK: Ideal

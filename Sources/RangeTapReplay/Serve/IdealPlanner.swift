@@ -21,6 +21,9 @@ struct IdealPlanner: Sendable {
             s += listing.isEmpty ? "The capture holds no GET or HEAD exchanges.\n" : "The capture has:\n" + listing.prefix(200).map { "  \($0)\n" }.joined()
             return .text(404, s)
         }
+        if let why = res.tooLarge {
+            return .text(500, "rangetap serve --ideal: \(res.path) is too large to serve: \(why)\n")
+        }
         var common: [(name: String, value: String)] = [("Accept-Ranges", "bytes")]
         if let e = res.etag { common.append(("ETag", e)) }
         if let m = res.lastModified { common.append(("Last-Modified", m)) }

@@ -28,7 +28,7 @@ struct IdealResponse: Sendable, Equatable {
     var uncaptured: String?
 
     /// Body length in bytes.
-    var contentLength: Int64 { body.reduce(0) { $0 + $1.count } }
+    var contentLength: Int64 { body.map(\.count).saturatingSum() }
 
     /// The head, byte-exact (a HEAD gets the same head and no body). An HTTP/1.0 client that
     /// asked for keep-alive is told it holds.
@@ -59,6 +59,7 @@ struct IdealResponse: Sendable, Equatable {
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 416: "Range Not Satisfiable"
+        case 500: "Internal Server Error"
         case 503: "Service Unavailable"
         default: "Status"
         }

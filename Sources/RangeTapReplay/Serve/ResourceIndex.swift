@@ -28,6 +28,9 @@ struct ResourceIndex: Sendable {
         var segments: [Segment] = []
         /// The offsets captured.
         var covered = ByteRangeSet()
+        /// Why the resource cannot be served, when its length or bytes lie beyond
+        /// ``ResourceLimit/largestLength`` (a hostile `Content-Range`, faithfully recorded).
+        var tooLarge: String?
 
         /// Whether every byte of the representation is in the capture.
         var isComplete: Bool {
@@ -80,10 +83,11 @@ struct ResourceIndex: Sendable {
                     if res.length == nil {
                         if let cr = fields.first(named: "Content-Range").flatMap({ try? ContentRange.parse($0) }), let total = cr.completeLength {
                             res.length = total
-                        } else if h.status == 200, fields.first(named: "Transfer-Encoding") == nil, let cl = fields.first(named: "Content-Length").flatMap({ Int64($0) }) {
+                        } else if h.status == 200, fields.first(named: "Transfer-Encoding") == nil, let cl = fields.first(named: "Content-Length").flatMap(ContentLength.parse) {
                             res.length = cl
                         }
                     }
+                    if res.tooLarge == nil, let length = res.length { res.tooLarge = ResourceLimit.problem(length: length) }
                     o.declaresLength = fields.first(named: "Content-Length") != nil
                     if h.status != 416 {
                         let type = fields.first(named: "Content-Type")
@@ -99,8 +103,12 @@ struct ResourceIndex: Sendable {
             case .chunk(let c):
                 guard var o = open[c.exchange], o.usable, o.method == "GET", o.status == 200 || o.status == 206,
                       let at = c.resourceOffset, let file = c.bodyOffset else { return }
+                if let why = ResourceLimit.problem(offset: at, size: Int64(c.size)) {
+                    if resources[o.path]?.tooLarge == nil { resources[o.path]?.tooLarge = why }
+                    return
+                }
                 pieces[o.path, default: []].append((at, Int64(c.size), file))
-                o.bytes += Int64(c.size)
+                o.bytes = o.bytes.addingSaturating(Int64(c.size))
                 open[c.exchange] = o
             case .end(let e):
                 // A complete 200 without Content-Length (chunked) tells the length by its end.

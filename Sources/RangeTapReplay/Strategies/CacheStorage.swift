@@ -43,7 +43,7 @@ final class CacheStorage {
         } else {
             entries[key]!.bytes = bytes
         }
-        var total = entries.values.reduce(0) { $0 + $1.bytes }
+        var total = entries.values.map(\.bytes).saturatingSum()
         while total > capacity, let oldest = entries.values.filter({ $0.key != key }).min(by: { $0.created < $1.created }) {
             remove(oldest.key)
             evictions += 1
@@ -65,6 +65,9 @@ final class CacheStorage {
                 throw ReplayError.cacheIO("cannot create \(path)")
             }
         }
+        guard offset >= 0, offset.addingChecked(Int64(bytes.count)) != nil else {
+            throw ReplayError.cacheIO("cannot write \(bytes.count) bytes at offset \(offset) of \(path): not a file offset")
+        }
         guard let h = FileHandle(forWritingAtPath: path) else { throw ReplayError.cacheIO("cannot open \(path) for writing") }
         defer { try? h.close() }
         try h.seek(toOffset: UInt64(offset))
@@ -74,6 +77,7 @@ final class CacheStorage {
     /// Reads `count` bytes at `offset` of the file at `path` (fewer at its end).
     static func read(_ count: Int, at offset: Int64, path: String) throws -> Data {
         guard count > 0 else { return Data() }
+        guard offset >= 0 else { throw ReplayError.cacheIO("cannot read at offset \(offset) of \(path): not a file offset") }
         guard let h = FileHandle(forReadingAtPath: path) else { return Data() }
         defer { try? h.close() }
         try h.seek(toOffset: UInt64(offset))

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Says exactly what is wrong with a line of `events.jsonl` that did not decode: invalid
+/// UTF-8, not JSON, not an object, a missing `type`, or the first field whose JSON type is
+/// not the one its event needs ("field \"ex\" must be a whole number, found 1.5").
+///
+/// Only used once decoding failed, so its cost does not matter.
+enum CaptureLineDiagnosis {
+    /// What a field holds.
+    enum Kind {
+        case integer, string, bool, strings
+
+        var noun: String {
+            switch self {
+            case .integer: "a whole number"
+            case .string: "a string"
+            case .bool: "true or false"
+            case .strings: "an array of strings"
+            }
+        }
+    }
+
+    /// Kinds of every key events use (`version` depends on the type).
+    static func kind(of key: String, type: String) -> Kind? {
+        switch key {
+        case "t", "ex", "conn", "sndbuf", "requests", "status", "upstreamPort", "size", "off", "res", "at",
+             "bytes", "delivered", "received", "curlCode", "opened", "up", "down":
+            .integer
+        case "version": type == "request" ? .string : .integer
+        case "type", "tool", "startedAt", "listen", "upstream", "peer", "by", "method", "target", "url",
+             "sha256", "kind", "message", "authority":
+            .string
+        case "bodies", "redacted", "reused": .bool
+        case "headers", "lines", "trailers": .strings
+        default: nil
+        }
+    }
+
+    /// Keys in the order they are checked (the order the writer writes them in).
+    static let keyOrder = ["t", "opened", "ex", "conn", "version", "tool", "startedAt", "bodies", "redacted", "listen", "upstream",
+                           "peer", "sndbuf", "by", "requests", "method", "target", "url", "headers", "status", "reused",
+                           "upstreamPort", "lines", "size", "off", "res", "at", "bytes", "sha256", "trailers", "delivered",
+                           "received", "kind", "message", "curlCode", "authority", "up", "down"]
+
+    /// The reason `line` is not a valid event, or nil when no specific problem is found.
+    static func diagnose(_ line: Data) -> String? {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return "not valid UTF-8 (\(firstInvalidUTF8(line).map { "at byte \($0 + 1) of the line" } ?? "somewhere in the line"))"
+        }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: line) else { return "not valid JSON" }
+        guard case .object(let fields) = value else { return "not a JSON object but \(value.described)" }
+        guard let typeValue = fields["type"] else { return "field \"type\" is missing" }
+        guard case .string(let type) = typeValue else { return "field \"type\" must be a string, found \(typeValue.described)" }
+        for key in keyOrder {
+            guard let found = fields[key], let kind = kind(of: key, type: type), !found.matches(kind) else { continue }
+            return "field \"\(key)\" must be \(kind.noun), found \(found.described)"
+        }
+        return nil
+    }
+
+    /// Index of the first byte that is not part of valid UTF-8.
+    private static func firstInvalidUTF8(_ line: Data) -> Int? {
+        let bytes = [UInt8](line)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            let length: Int
+            switch b {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return i
+            }
+            guard i + length <= bytes.count else { return i }
+            for j in 1..<length where bytes[i + j] & 0xC0 != 0x80 { return i }
+            guard String(validating: bytes[i..<(i + length)], as: UTF8.self) != nil else { return i }
+            i += length
+        }
+        return nil
+    }
+}
+
+/// Any JSON value, decoded only to say what a field holds.
+private enum JSONValue: Decodable {
+    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        if let c = try? decoder.container(keyedBy: AnyKey.self) {
+            var fields: [String: JSONValue] = [:]
+            for key in c.allKeys { fields[key.stringValue] = try c.decode(JSONValue.self, forKey: key) }
+            self = .object(fields)
+            return
+        }
+        if var c = try? decoder.unkeyedContainer() {
+            var items: [JSONValue] = []
+            while !c.isAtEnd { items.append(try c.decode(JSONValue.self)) }
+            self = .array(items)
+            return
+        }
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Int64.self) {
+            self = .integer(n)
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
+    }
+
+    func matches(_ kind: CaptureLineDiagnosis.Kind) -> Bool {
+        switch (self, kind) {
+        case (.integer, .integer), (.string, .string), (.bool, .bool): true
+        case (.array(let items), .strings): items.allSatisfy { if case .string = $0 { true } else { false } }
+        default: false
+        }
+    }
+
+    var described: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): String(b)
+        case .integer(let n): String(n)
+        case .number(let d): d.rounded() == d && abs(d) < 1e21 ? String(format: "%.0f", d) : String(d)
+        case .string(let s): "\"" + (s.count > 40 ? s.prefix(40) + "…" : s) + "\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
