@@ -50,6 +50,8 @@ public final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "NOPROXY")
         }
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        // The path as the client sent it: no dot-segment removal (`/x/../a` stays).
+        check(ccurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS")
         check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
         check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")
         if request.timeoutMs > 0 {

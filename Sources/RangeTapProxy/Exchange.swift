@@ -15,9 +15,13 @@ import Synchronization
 final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// What the upstream thread tells the connection.
     enum Message {
-        case head(status: Int, headers: HTTPHeaders)
+        /// An interim (1xx) head, raw lines.
+        case interim([HeaderLine])
+        /// The final head, raw lines as libcurl delivered them.
+        case head([HeaderLine])
         case body(ByteBuffer)
-        case end
+        /// The body ended; trailer lines, if the origin sent any.
+        case end(trailers: [HeaderLine])
         case failed(String)
     }
 
@@ -69,6 +73,9 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     private var received: Int64 = 0
     private var resourceBase: Int64?
     private var status = 0
+    private var interimCount = 0
+    /// At most this many interim (1xx) heads are recorded per exchange.
+    static let maxInterimRecorded = 100
 
     init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
         self.id = id
@@ -127,7 +134,11 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         case .none:
             break
         case .interim(let status, let lines):
+            interimCount += 1
+            // Bounded: an origin that sends 1xx heads forever fills neither the capture nor the client.
+            guard interimCount <= Self.maxInterimRecorded else { return }
             context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
+            deliver(self, .interim(lines))
         case .final(let status, let lines):
             self.status = status
             let info = transfer.connectionInfo()
@@ -137,7 +148,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             } else if status == 200 {
                 resourceBase = 0
             }
-            deliver(self, .head(status: status, headers: HeaderForwarding.clientResponseHeaders(lines)))
+            deliver(self, .head(lines))
         }
     }
 
@@ -192,7 +203,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             if let event {
                 context.writer.record(event)
             } else {
-                deliver(self, .end)
+                deliver(self, .end(trailers: assembler.trailers))
             }
         case .failed, .cancelled:
             let gone = settlement.withLock { s -> ClientOutcome? in

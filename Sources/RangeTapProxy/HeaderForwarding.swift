@@ -42,6 +42,59 @@ enum HeaderForwarding {
         return out
     }
 
+    /// A raw head's lines (request or status line first), terminators kept, blank line dropped.
+    static func rawLines(_ bytes: [UInt8]) -> [HeaderLine] {
+        var lines: [HeaderLine] = []
+        var start = 0
+        for i in bytes.indices where bytes[i] == 10 {
+            lines.append(HeaderLine(raw: Latin1.string(bytes[start...i])))
+            start = i + 1
+        }
+        if start < bytes.count { lines.append(HeaderLine(raw: Latin1.string(bytes[start...]))) }
+        if lines.last?.isBlank == true { lines.removeLast() }
+        return lines
+    }
+
+    /// Header lines for libcurl from the client's raw field lines, each sent as the client wrote
+    /// it (name case, whitespace, order), except: hop-by-hop fields and those `Connection` lists
+    /// are dropped, and `Proxy-Authorization` (meant for this proxy); `Host` takes the target's
+    /// authority in its place (RFC 9112 §3.2.2); an obs-fold is joined with one SP (RFC 9112
+    /// §5.2); an empty value is sent as `Name:` (libcurl's `Name;`). `Accept:`, `Expect:` and
+    /// `Content-Type:` are blanked when the client sent none, so libcurl adds nothing of its own.
+    static func upstreamRequestLines(raw fields: [HeaderLine], authority: String?) -> [String] {
+        // Logical fields: a continuation line joins the field before it.
+        var joined: [String] = []
+        for line in fields {
+            let content = String(line.content)
+            if let first = content.unicodeScalars.first, first == " " || first == "\t", !joined.isEmpty {
+                joined[joined.count - 1] += " " + content.trimmingHTTPWhitespace()
+            } else {
+                joined.append(content)
+            }
+        }
+        let parsed = joined.compactMap { text -> (name: String, text: String, value: Substring)? in
+            guard let name = HeaderLine(raw: text).name, let colon = text.firstIndex(of: ":") else { return nil }
+            return (String(name), text, text[text.index(after: colon)...])
+        }
+        let listed = connectionTokens(parsed.filter { $0.name.lowercased() == "connection" }.map { $0.value })
+        var out: [String] = []
+        var saw: Set<String> = []
+        for field in parsed {
+            let lower = field.name.lowercased()
+            if hopByHop.contains(lower) || listed.contains(lower) || lower == "proxy-authorization" { continue }
+            saw.insert(lower)
+            if lower == "host" {
+                if let authority { out.append("\(field.name): \(authority)") }
+                continue
+            }
+            out.append(field.value.trimmingHTTPWhitespace().isEmpty ? "\(field.name);" : field.text)
+        }
+        for name in ["Accept", "Expect", "Content-Type"] where !saw.contains(name.lowercased()) {
+            out.append("\(name):")
+        }
+        return out
+    }
+
     /// The client-facing headers of an upstream response: field lines in order and case,
     /// hop-by-hop fields removed.
     static func clientResponseHeaders(_ lines: [HeaderLine]) -> HTTPHeaders {

@@ -17,6 +17,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var exchange: Int
         var url: String
         var body: ByteBuffer?
+        /// The head's lines as received (request line first), when the raw tap had them.
+        var raw: [HeaderLine]?
     }
 
     private struct Active {
@@ -40,6 +42,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let shared: RecordingContext
     private let tunnels: TunnelStarter
     private let wire: ClientWire
+    private let headSlot: ClientHeadSlot
+    private let rawHeads: RawRequestHeads
+    /// The raw lines of the request head being handled.
+    private var currentRaw: [HeaderLine]?
     private var settling: [Settling] = []
     private var settleDelay: TimeAmount = .milliseconds(1)
     private var settleCheckScheduled = false
@@ -53,10 +59,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
 
-    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire) {
+    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads) {
+        self.rawHeads = rawHeads
         self.shared = shared
         self.tunnels = tunnels
         self.wire = wire
+        self.headSlot = headSlot
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -98,6 +106,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             discardingBody = false
             requests += 1
+            currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
             let t = shared.clock.now()
             let id = shared.nextExchangeID()
             if head.method == .CONNECT {
@@ -110,10 +119,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {
                     // Refused before reading it: a huge body is never buffered.
-                    refuseTooLarge(Pending(head: head, t: t, exchange: id, url: url), context: context)
+                    refuseTooLarge(Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw), context: context)
                     return
                 }
-                pending = Pending(head: head, t: t, exchange: id, url: url)
+                pending = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
                 shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: "refused", message: refusal.message, status: Int(refusal.status.code))))
@@ -174,11 +183,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop) { exchange, message in
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
-        active = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive))
+        let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
+        active = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers")))
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         let request = CurlRequest(
-            url: p.url, method: p.head.method.rawValue, headers: HeaderForwarding.upstreamRequestLines(p.head.headers),
+            url: p.url, method: p.head.method.rawValue,
+            headers: p.raw.map { HeaderForwarding.upstreamRequestLines(raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url)) } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
             body: body ?? (p.head.method == .POST || p.head.method == .PUT ? [] : nil),
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
         exchange.start(request)
@@ -188,9 +199,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, var a = active, a.exchange === exchange else { return }
         let action: ExchangeStateMachine.Action
         switch message {
-        case .head(let status, let headers): action = a.machine.upstreamHead(status: status, headers: headers)
+        case .interim(let lines): action = a.machine.upstreamInterim(lines: lines)
+        case .head(let lines): action = a.machine.upstreamHead(lines: lines)
         case .body(let buffer): action = a.machine.upstreamBody(buffer)
-        case .end: action = a.machine.upstreamEnd()
+        case .end(let trailers): action = a.machine.upstreamEnd(trailers: trailers)
         case .failed(let text): action = a.machine.upstreamFailed(message: text)
         }
         active = a
@@ -201,8 +213,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch action {
         case .none:
             break
-        case .writeHead(let head):
-            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+        case .writeHead(let head), .writeInterim(let head):
+            // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
+            headSlot.next = head
+            let status = HTTPResponseStatus(statusCode: head.status)
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: nil)
         case .writeBody(var buffer):
             // Written in slices of the same storage (no copy), each with its own completion and
             // its place in the connection's byte stream noted, so the bytes the client's TCP
@@ -222,7 +237,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             active?.map = map
             context.flush()
-        case .writeEnd(let close):
+        case .writeEnd(let close, let trailers):
+            headSlot.trailers = trailers
             let finished = active
             active = nil
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
@@ -300,10 +316,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Helpers
 
     private func recordRequest(_ head: HTTPRequestHead, t: CaptureTime, exchange: Int, url: String?) {
+        // The lines as received when the tap had them; else as the decoder gave them.
+        var lines = currentRaw.map { Array($0.dropFirst()) } ?? HeaderForwarding.captureLines(head.headers, keepSecrets: true)
+        if !shared.configuration.keepSecrets { lines = lines.redactingSecrets() }
         shared.writer.record(.request(RequestEvent(
             t: t, exchange: exchange, connection: connectionID, method: head.method.rawValue, target: head.uri,
-            version: "HTTP/\(head.version.major).\(head.version.minor)", url: url,
-            headers: HeaderForwarding.captureLines(head.headers, keepSecrets: shared.configuration.keepSecrets))))
+            version: "HTTP/\(head.version.major).\(head.version.minor)", url: url, headers: lines)))
     }
 
     /// The proxy's own response (an error it generates), plain text.

@@ -78,11 +78,14 @@ public final class ProxyServer: Sendable {
                 let names = TunnelStarter.httpHandlerNames
                 let wire = ClientWire()
                 try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
-                try sync.addHandler(HTTPResponseEncoder(), name: names[0])
+                let rawHeads = RawRequestHeads()
+                try sync.addHandler(RawRequestTap(heads: rawHeads), name: "rangetap-raw-heads")
+                let headSlot = ClientHeadSlot()
+                try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names[0])
                 try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
                 try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
                 try sync.addHandler(HTTPServerProtocolErrorHandler(), name: names[3])
-                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire), name: names[4])
+                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire, headSlot: headSlot, rawHeads: rawHeads), name: names[4])
             }
         }
         let channel: any Channel

@@ -4,53 +4,55 @@ import NIOCore
 import NIOHTTP1
 @testable import RangeTapProxy
 import Synchronization
+import RangeTapCore
 import Testing
 
-/// `Name: value` for each header, in order and case.
-private func fieldList(_ headers: HTTPHeaders) -> [String] {
-    headers.map { "\($0.name): \($0.value)" }
+/// Raw upstream lines: a status line, the fields, the blank line.
+private func upstream(_ status: String, _ fields: [String]) -> [HeaderLine] {
+    ([status] + fields + [""]).map { HeaderLine(raw: $0 + "\r\n") }
 }
 
 /// The head of a `.writeHead` action.
-private func head(of action: ExchangeStateMachine.Action) -> HTTPResponseHead? {
+private func head(of action: ExchangeStateMachine.Action) -> ClientHead? {
     if case .writeHead(let h) = action { h } else { nil }
 }
 
-private let upstreamHeaders = HTTPHeaders([
-    ("Content-Type", "video/mp4"),
-    ("content-range", "bytes 0-99/1000"),
-    ("Content-Length", "100"),
-    ("X-Custom", "a"),
-    ("x-custom", "b"),
-])
+private let upstreamFields = ["Content-Type: video/mp4", "content-range: bytes 0-99/1000", "Content-Length: 100", "X-Custom: a", "x-custom: b"]
+private let upstreamHeaders = upstream("HTTP/1.1 206 Partial Content", upstreamFields)
+
+/// The text a client gets for `status` and `fields`.
+private func text(_ status: String, _ fields: [String]) -> String {
+    ([status] + fields + [""]).map { $0 + "\r\n" }.joined()
+}
 
 @Suite("ExchangeStateMachine")
 struct ExchangeStateMachineTests {
-    @Test func headIsWrittenWithTheHeadersAsPassedAndTheClientsVersion() throws {
+    @Test func headIsWrittenByteForByte() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
         #expect(m.state == .awaitingHead)
-        let action = m.upstreamHead(status: 206, headers: upstreamHeaders)
-        let h = try #require(head(of: action))
-        #expect(h.version == .http1_1)
-        #expect(h.status == .partialContent)
-        #expect(fieldList(h.headers) == fieldList(upstreamHeaders))
+        let odd = upstream("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"])
+        let h = try #require(head(of: m.upstreamHead(lines: odd)))
+        #expect(h.text == text("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"]))
+        #expect(h.framing == .contentLength)
+        #expect(h.changes.isEmpty)
         #expect(m.state == .streaming)
         // A second head is ignored.
-        #expect(m.upstreamHead(status: 200, headers: HTTPHeaders()) == .none)
+        #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
     @Test func nonStandardStatusIsKept() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(status: 299, headers: HTTPHeaders([("Content-Length", "0")]))))
-        #expect(h.status.code == 299)
+        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 299 Whatever", ["Content-Length: 0"]))))
+        #expect(h.status == 299)
+        #expect(h.text.hasPrefix("HTTP/1.1 299 Whatever\r\n"))
     }
 
     @Test func bodyIsWrittenAndEndKeepsTheConnectionForAKeepAliveClient() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 200, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
         let buffer = ByteBuffer(bytes: [1, 2, 3, 4])
         #expect(m.upstreamBody(buffer) == .writeBody(buffer))
-        #expect(m.upstreamEnd() == .writeEnd(close: false))
+        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: []))
         #expect(m.state == .finished)
         // Nothing after the end.
         #expect(m.upstreamBody(buffer) == .none)
@@ -61,35 +63,71 @@ struct ExchangeStateMachineTests {
 
     @Test func http11ClientThatAsksForCloseGetsConnectionCloseAndAClose() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: false)
-        let h = try #require(head(of: m.upstreamHead(status: 200, headers: upstreamHeaders)))
-        #expect(h.version == .http1_1)
-        #expect(fieldList(h.headers) == fieldList(upstreamHeaders) + ["Connection: close"])
-        #expect(m.upstreamEnd() == .writeEnd(close: true))
+        let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
+        #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields + ["Connection: close"]))
+        #expect(h.changes.map(\.reason) == [.connectionAdded])
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
     }
 
     @Test func http10KeepAliveClientWithContentLengthStaysOpen() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(status: 206, headers: upstreamHeaders)))
-        #expect(h.version == .http1_0)
-        #expect(fieldList(h.headers) == fieldList(upstreamHeaders) + ["Connection: keep-alive"])
-        #expect(m.upstreamEnd() == .writeEnd(close: false))
+        let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
+        #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields + ["Connection: keep-alive"]))
+        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: []))
     }
 
     @Test func http10ClientWithoutContentLengthIsClosedToEndTheBody() throws {
-        let noLength = HTTPHeaders([("Content-Type", "video/mp4")])
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(status: 200, headers: noLength)))
-        #expect(h.version == .http1_0)
-        #expect(fieldList(h.headers) == ["Content-Type: video/mp4"])
+        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Content-Type: video/mp4", "Transfer-Encoding: chunked"]))))
+        #expect(h.text == text("HTTP/1.1 200 OK", ["Content-Type: video/mp4"]))
+        #expect(h.framing == .closeDelimited)
         #expect(m.upstreamBody(ByteBuffer(bytes: [9])) == .writeBody(ByteBuffer(bytes: [9])))
-        #expect(m.upstreamEnd() == .writeEnd(close: true))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
     }
 
     @Test func http10ClientWithoutKeepAliveIsClosed() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: false)
-        let h = try #require(head(of: m.upstreamHead(status: 200, headers: upstreamHeaders)))
-        #expect(fieldList(h.headers) == fieldList(upstreamHeaders))
-        #expect(m.upstreamEnd() == .writeEnd(close: true))
+        let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
+        #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
+    }
+
+    @Test func chunkedKeepsTheOriginsTransferEncodingLineAndTrailersNeedTE() throws {
+        let lines = upstream("HTTP/1.1 200 OK", ["TRANSFER-ENCODING: chunked", "X-A: 1"])
+        var plain = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let h = try #require(head(of: plain.upstreamHead(lines: lines)))
+        #expect(h.text == text("HTTP/1.1 200 OK", ["X-A: 1", "TRANSFER-ENCODING: chunked"]))
+        #expect(h.framing == .chunked)
+        #expect(h.changes.isEmpty)
+        let trailer = [HeaderLine(raw: "X-Sum:  abc\r\n")]
+        #expect(plain.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: []))
+        var te = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, clientAcceptsTrailers: true)
+        _ = te.upstreamHead(lines: lines)
+        #expect(te.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: ["X-Sum:  abc\r\n"]))
+    }
+
+    @Test func interimHeadsAreRelayedToHTTP11ClientsUpToTheBound() throws {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let early = upstream("HTTP/1.1 103 Early Hints", ["Link: </a.mp4>; rel=preload"])
+        for _ in 0..<ExchangeStateMachine.maxInterimRelayed {
+            guard case .writeInterim(let h) = m.upstreamInterim(lines: early) else {
+                Issue.record("expected an interim head")
+                return
+            }
+            #expect(h.text == text("HTTP/1.1 103 Early Hints", ["Link: </a.mp4>; rel=preload"]))
+        }
+        #expect(m.upstreamInterim(lines: early) == .none)
+        #expect(m.interimHeld == 1)
+        var old = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: true)
+        #expect(old.upstreamInterim(lines: early) == .none)
+    }
+
+    @Test func headOfAnHTTP10OriginGetsRangetapsVersionAndCloseDelimitedBody() throws {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.0 200 OK", ["Server: SimpleHTTP/0.6"]))))
+        #expect(h.text == text("HTTP/1.1 200 OK", ["Server: SimpleHTTP/0.6", "Connection: close"]))
+        #expect(h.changes.map(\.reason) == [.version, .connectionAdded])
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
     }
 
     @Test func bodyBeforeHeadIsIgnored() {
@@ -111,7 +149,7 @@ struct ExchangeStateMachineTests {
 
     @Test func clientCloseMidBodyCancelsWithTheBytesTheSocketAccepted() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 206, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
         let first = ByteBuffer(repeating: 1, count: 1000)
         let second = ByteBuffer(repeating: 2, count: 700)
         #expect(m.upstreamBody(first) == .writeBody(first))
@@ -126,12 +164,12 @@ struct ExchangeStateMachineTests {
         #expect(m.upstreamEnd() == .none)
         #expect(m.upstreamFailed(message: "aborted") == .none)
         #expect(m.clientClosed() == .none)
-        #expect(m.upstreamHead(status: 200, headers: upstreamHeaders) == .none)
+        #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
     @Test func failedWritesAreNotCountedAsDelivered() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 200, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
         _ = m.upstreamBody(ByteBuffer(repeating: 0, count: 10))
         _ = m.upstreamBody(ByteBuffer(repeating: 0, count: 20))
         #expect(m.writeCompleted(10, written: true, windowDrained: false) == .none)
@@ -142,12 +180,12 @@ struct ExchangeStateMachineTests {
     @Test func clientCloseBeforeHeadCancelsWithNothingDelivered() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
         #expect(m.clientClosed() == .cancelUpstream(delivered: 0))
-        #expect(m.upstreamHead(status: 200, headers: upstreamHeaders) == .none)
+        #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
     @Test func upstreamFailureAfterPartialBodyClosesTheConnection() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 200, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
         _ = m.upstreamBody(ByteBuffer(repeating: 0, count: 50))
         #expect(m.upstreamFailed(message: "upstream failed: reset (curl error 56)") == .closeConnection)
         #expect(m.state == .finished)
@@ -160,13 +198,13 @@ struct ExchangeStateMachineTests {
         let message = "upstream failed: Connection refused (curl error 7)"
         #expect(m.upstreamFailed(message: message) == .respondWithError(.badGateway, message: message))
         #expect(m.state == .finished)
-        #expect(m.upstreamHead(status: 200, headers: upstreamHeaders) == .none)
+        #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
     @Test func pauseAndResumeFollowFlowControl() {
         let flow = FlowControl(highWater: 100, lowWater: 40)
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 200, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
 
         // Upstream side: admit 30-byte chunks until the window is full.
         var admitted: [Int] = []
@@ -199,7 +237,7 @@ struct ExchangeStateMachineTests {
 
     @Test func drainedWindowAfterTheEndDoesNotResumeThroughTheMachine() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        _ = m.upstreamHead(status: 200, headers: upstreamHeaders)
+        _ = m.upstreamHead(lines: upstreamHeaders)
         _ = m.upstreamBody(ByteBuffer(repeating: 0, count: 10))
         #expect(m.writeCompleted(10, written: true, windowDrained: true) == .resumeUpstream)
         _ = m.upstreamEnd()

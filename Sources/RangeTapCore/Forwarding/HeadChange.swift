@@ -19,6 +19,18 @@ public struct HeadChange: Sendable, Hashable, CustomStringConvertible {
         case malformedLine = "malformed-line"
         /// Bare-LF line endings sent as CRLF (RFC 9112 §2.2).
         case bareLF = "bare-lf"
+        /// The status line's HTTP-version replaced by rangetap's own, HTTP/1.1 (RFC 9110 §6.2).
+        case version = "version"
+        /// A `Connection` field added: `close` when rangetap will close after this response,
+        /// `keep-alive` for an HTTP/1.0 client that asked to keep the connection (RFC 9112 §9.3).
+        case connectionAdded = "connection-added"
+        /// Content-Length removed because Transfer-Encoding is also present (RFC 9112 §6.3).
+        case contentLengthWithTransferEncoding = "content-length-with-transfer-encoding"
+        /// Transfer-Encoding not sent to an HTTP/1.0 client; the body ends with the close
+        /// instead (RFC 9112 §6.1).
+        case transferEncodingToHTTP10 = "transfer-encoding-http10"
+        /// Trailer fields not sent: the client did not send `TE: trailers` (RFC 9110 §6.5.1).
+        case trailersDropped = "trailers-dropped"
     }
 
     /// Why.
