@@ -167,3 +167,39 @@ public final class QuirkOrigin: @unchecked Sendable {
     public func stop() { process.stop() }
     deinit { process.stop() }
 }
+
+/// The raw origin of the test suite (`Tests/Origins/raw_origin.py`): answers `/r/NAME` with the
+/// exact bytes of `NAME.http` in its directory and keeps the exact request bytes in `NAME.req`.
+public final class RawOrigin: @unchecked Sendable {
+    /// Its port.
+    public let port: Int
+    /// Where responses are read from and requests written to.
+    public let directory: String
+    private let process: TestProcess
+
+    /// Starts it on a fresh directory.
+    public init() throws {
+        directory = Paths.temporaryDirectory("raw-origin")
+        process = try TestProcess(try Paths.tool("python3"), [Paths.root + "/Tests/Origins/raw_origin.py", "--port", "0", "--dir", directory])
+        let line = try process.waitForLine(prefix: "PORT ")
+        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else { throw TestFailure("raw origin said \(line)") }
+        port = p
+    }
+
+    /// Sets the exact response for `/r/NAME` (Latin-1 text: one byte per character).
+    public func respond(_ name: String, with text: String) throws {
+        try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }).write(to: URL(fileURLWithPath: "\(directory)/\(name).http"))
+    }
+
+    /// The exact bytes of the last request for `/r/NAME`, as Latin-1 text.
+    public func request(_ name: String) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(name).req"))
+        return String(String.UnicodeScalarView(data.map { Unicode.Scalar($0) }))
+    }
+
+    /// `http://127.0.0.1:PORT/r/NAME`.
+    public func url(_ name: String) -> String { "http://127.0.0.1:\(port)/r/\(name)" }
+    /// Stops it.
+    public func stop() { process.stop() }
+    deinit { process.stop() }
+}
