@@ -2,7 +2,9 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import NIOPosix
 import RangeTapCore
+import RangeTapCurl
 @testable import RangeTapProxy
 import RangeTapTestSupport
 import Testing
@@ -43,6 +45,48 @@ struct ClientErrorMessageTests {
         let body = reply[head.upperBound...]
         #expect(reply.contains("Content-Length: \(body.utf8.count)\r\n"))
         _ = try? channel.finish()
+    }
+
+    /// In ProxyServer's pipeline (built here as ProxyServer builds it, with this handler in
+    /// place of NIO's), on a real socket: the client gets the clear 400, the capture a
+    /// `bad-request` error, and the connection closes.
+    @Test(.timeLimit(.minutes(1))) func dropsInBeforeProxyHandler() async throws {
+        let path = Paths.temporaryDirectory("h2-preface") + "/p.rtap"
+        let clock = MonotonicClock()
+        let config = ProxyConfiguration(listenPort: 0, capturePath: path)
+        let writer = try CaptureWriter(path: path, header: CaptureHeader(tool: "t", startedAt: "2026-11-23T00:00:00Z", bodies: true, redacted: true, listen: "127.0.0.1:0", upstream: nil), clock: clock)
+        let multi = try CurlMulti()
+        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: multi)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await ServerBootstrap(group: group)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    let names = TunnelStarter.httpHandlerNames
+                    let wire = ClientWire()
+                    try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
+                    try sync.addHandler(HTTPResponseEncoder(), name: names[0])
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
+                    try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
+                    try sync.addHandler(ClientProtocolErrorHandler(), name: names[3])
+                    try sync.addHandler(ProxyHandler(context: shared, tunnels: TunnelStarter(shared: shared), wire: wire), name: names[4])
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try RawClient(port: try #require(server.localAddress?.port))
+        try client.send(Self.http2Preface)
+        let reply = try client.readToClose().latin1
+        #expect(reply.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(reply)")
+        #expect(reply.contains("rangetap does not accept HTTP/2 yet"), "\(reply)")
+        try await server.close()
+        try await group.shutdownGracefully()
+        multi.shutdown()
+        writer.close()
+        let events = try CaptureReader(path: path).events()
+        let error = try #require(events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
+        #expect(error.kind == "bad-request")
+        #expect(error.status == 400)
     }
 
     @Test func garbageGetsA400ThatNamesTheProblem() throws {
