@@ -11,7 +11,7 @@ struct HostileTextCapture {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let url = #"http://user:hunter2@127.0.0.1:8081/a\u001b[2J.mp4"#
         let lines = [
-            #"{"type":"capture","version":1,"tool":"rangetap test\u001b]0;owned\u0007","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":\#(redacted),"listen":"127.0.0.1:8080"}"#,
+            #"{"type":"capture","version":1,"tool":"rangetap test\u001b]0;owned\u0007","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":\#(redacted),"listen":"127.0.0.1:8080","upstream":"http://up:hunter2@origin.example"}"#,
             #"{"type":"conn.open","t":1000,"conn":1,"peer":"127.0.0.1:50000"}"#,
             #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"\#(url)","version":"HTTP/1.1","url":"\#(url)","headers":["Host: 127.0.0.1:8081\r\n","Range: bytes=0-3\u001b[5m\r\n"]}"#,
             #"{"type":"response","t":3000,"ex":1,"status":206,"reused":false,"upstreamPort":40000,"lines":["HTTP/1.1 206 Partial Content\r\n","Content-Range: bytes 0-3/4\r\n","Content-Length: 4\r\n","X-Evil: \u001b]2;pwned\u0007\u001b[31m\r\n","\r\n"]}"#,

@@ -48,6 +48,9 @@ import Testing
         let html = HTMLReport.render(analysis)
         #expect(!html.contains("hunter2"))
         #expect(html.contains("user:&lt;redacted&gt;@127.0.0.1:8081"))
+        // The --upstream of the header too.
+        #expect(har.contains("for http://up:<redacted>@origin.example"))
+        #expect(html.contains("upstream http://up:&lt;redacted&gt;@origin.example"))
     }
 
     @Test func keepSecretsCapturesKeepTheirPasswords() throws {
