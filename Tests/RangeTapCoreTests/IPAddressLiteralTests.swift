@@ -42,6 +42,7 @@ struct IPAddressLiteralTests {
         #expect(IPAddressLiteral.isLoopbackHost("::1"))
         #expect(IPAddressLiteral.isLoopbackHost("LocalHost"))
         #expect(IPAddressLiteral.isLoopbackHost("localhost."))
+        #expect(!IPAddressLiteral.isLoopbackHost("evil.localhost"))
         #expect(!IPAddressLiteral.isLoopbackHost("0.0.0.0"))
         #expect(!IPAddressLiteral.isLoopbackHost("10.1.2.3"))
     }

@@ -73,7 +73,8 @@ extension IPAddressLiteral {
     public static func isLoopbackHost(_ host: String) -> Bool {
         var h = host.lowercased()
         if h.hasSuffix(".") { h.removeLast() }
-        if h == "localhost" || h.hasSuffix(".localhost") { return true }
+        // Only `localhost` itself: `*.localhost` is loopback by RFC 6761 but not by every resolver.
+        if h == "localhost" { return true }
         return IPAddressLiteral(host)?.isLoopback ?? false
     }
 }
