@@ -14,7 +14,7 @@ public struct CaptureSummaryReport: Sendable {
     /// Reads the capture at `path`.
     public init(path: String) throws {
         let reader = try CaptureReader(path: path)
-        var log = ExchangeLog(keepChunks: false)
+        var log = ExchangeLog(keepChunks: false, redactsURLPasswords: reader.header.redacted)
         try reader.forEachEvent { log.apply($0) }
         header = reader.header
         exchanges = log.records
@@ -25,9 +25,9 @@ public struct CaptureSummaryReport: Sendable {
 
     /// The report text.
     public var text: String {
-        var out = "capture started \(header.startedAt) by \(header.tool)\(header.bodies ? "" : " (no bodies)")\n"
+        var out = TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)") + (header.bodies ? "" : " (no bodies)") + "\n"
         for r in exchanges { out += r.summaryLine + "\n" }
-        for e in connectionErrors { out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(e.message)\n" }
+        for e in connectionErrors { out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(e.message))\n" }
         let bytes = exchanges.reduce(Int64(0)) { $0 + $1.bytesReceived }
         let cancels = exchanges.filter { $0.outcome == .cancelled }.count
         let errors = exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count

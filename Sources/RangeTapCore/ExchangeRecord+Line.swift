@@ -2,8 +2,11 @@ import Foundation
 
 extension ExchangeRecord {
     /// One line for a person: `#3 GET /a.mp4 range=bytes=0- -> 206 [bytes 0-999/1000] 1000 B 2.1 ms CANCELLED …`.
-    /// The live log while recording and `rangetap summary` both print this.
-    public var summaryLine: String {
+    /// The live log while recording and `rangetap summary` both print this. Control characters
+    /// from the client or the upstream are written out visibly (``TerminalText``).
+    public var summaryLine: String { TerminalText.escapingControls(rawSummaryLine) }
+
+    private var rawSummaryLine: String {
         var s = "#\(id) \(method) \(method == "CONNECT" ? target : path)"
         if let range = requestRange { s += " range=\(range)" }
         s += " -> \(status.map(String.init) ?? "---")"

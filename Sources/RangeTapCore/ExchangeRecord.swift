@@ -104,9 +104,16 @@ public struct ExchangeLog: Sendable {
     public private(set) var tunnels: [TunnelEvent] = []
     /// Whether to keep each chunk event in its record (off for long live sessions).
     public var keepChunks: Bool
+    /// Whether to replace URL passwords in request targets and URLs with `<redacted>`
+    /// (``URLRedaction``): on for captures marked `redacted`, so every report built from the
+    /// records hides them even where the recorder kept them.
+    public var redactsURLPasswords: Bool
 
     /// An empty log.
-    public init(keepChunks: Bool = true) { self.keepChunks = keepChunks }
+    public init(keepChunks: Bool = true, redactsURLPasswords: Bool = false) {
+        self.keepChunks = keepChunks
+        self.redactsURLPasswords = redactsURLPasswords
+    }
 
     /// Applies one event; returns the exchange when this event finished it.
     @discardableResult
@@ -115,7 +122,9 @@ public struct ExchangeLog: Sendable {
         case .header, .connectionClose: return nil
         case .connectionOpen: connections += 1; return nil
         case .request(let r):
-            var rec = ExchangeRecord(id: r.exchange, connection: r.connection, method: r.method, target: r.target, url: r.url, start: r.t)
+            let target = URLRedaction.redactingUserinfo(r.target, if: redactsURLPasswords)
+            let url = r.url.map { URLRedaction.redactingUserinfo($0, if: redactsURLPasswords) }
+            var rec = ExchangeRecord(id: r.exchange, connection: r.connection, method: r.method, target: target, url: url, start: r.t)
             rec.requestRange = r.headers.first(named: "Range")
             rec.requestHeaders = r.headers
             rec.requestVersion = r.version
@@ -160,7 +169,8 @@ public struct ExchangeLog: Sendable {
                 rec.deliveredBy = e.deliveredBy
                 rec.closePause(at: e.t)
             }
-        case .error(let e):
+        case .error(var e):
+            if redactsURLPasswords { e.message = URLRedaction.redactingURLPasswords(inText: e.message) }
             guard let ex = e.exchange, exchanges[ex] != nil else {
                 connectionErrors.append(e)
                 return nil

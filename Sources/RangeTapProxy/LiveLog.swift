@@ -22,7 +22,7 @@ public struct RecordingSummary: Sendable, Equatable {
 /// exchange. Runs on the writer thread, off the forwarding path.
 final class LiveLog: Sendable {
     private let sink: (@Sendable (String) -> Void)?
-    private let state = Mutex((log: ExchangeLog(keepChunks: false), summary: RecordingSummary()))
+    private let state = Mutex((log: ExchangeLog(keepChunks: false, redactsURLPasswords: true), summary: RecordingSummary()))
 
     init(sink: (@Sendable (String) -> Void)?) {
         self.sink = sink
@@ -36,7 +36,7 @@ final class LiveLog: Sendable {
             case .connectionOpen: s.summary.connections += 1
             case .error(let e) where e.exchange == nil:
                 s.summary.errors += 1
-                return "conn \(e.connection.map(String.init) ?? "?") ERROR \(e.message)"
+                return "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
             default: break
             }
             guard let done = s.log.apply(event) else { return nil }

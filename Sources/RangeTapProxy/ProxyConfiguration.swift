@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// How ``ProxyServer`` listens, forwards and records.
 public struct ProxyConfiguration: Sendable {
     /// Address to listen on; 127.0.0.1 unless ``allowRemote``.
@@ -47,8 +49,25 @@ public struct ProxyConfiguration: Sendable {
         self.eventLoopThreads = eventLoopThreads
     }
 
-    /// Whether the listen host is a loopback address.
+    /// Whether the listen host is a loopback address: `localhost` or a loopback literal
+    /// (`127.0.0.0/8`, `::1`); a name such as `127.example.com` is not one.
     public var listensOnLoopback: Bool {
-        listenHost == "127.0.0.1" || listenHost == "::1" || listenHost == "localhost" || listenHost.hasPrefix("127.")
+        IPAddressLiteral.isLoopbackHost(listenHost)
+    }
+
+    /// Checks ``upstream`` before anything is bound: it must be an absolute http(s) URL and
+    /// must not be the proxy's own listen address (compared by address, as requests are:
+    /// `http://0.0.0.0:PORT`, `http://[::ffff:127.0.0.1]:PORT` or `http://localhost:PORT` on the
+    /// listen port all are). With port 0 the port is not known yet; requests are still checked.
+    public func validateUpstream() throws(ProxyError) {
+        guard let upstream else { return }
+        let lower = upstream.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), let authority = RequestTarget.authority(of: upstream), !authority.isEmpty else {
+            throw .badUpstream(URLRedaction.redactingUserinfo(upstream))
+        }
+        if RequestTarget.pointsAtSelf(authority, ownPort: listenPort, https: lower.hasPrefix("https://"), listenHost: listenHost) {
+            let host = listenHost.contains(":") ? "[\(listenHost)]" : listenHost
+            throw .upstreamIsProxy(URLRedaction.redactingUserinfo(upstream), listen: "\(host):\(listenPort)")
+        }
     }
 }

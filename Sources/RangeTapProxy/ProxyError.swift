@@ -3,6 +3,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
         case remoteListenNotAllowed(String)
         case badUpstream(String)
+        case upstreamIsProxy(String, String)
         case bindFailed(String, String)
         case setup(String)
     }
@@ -13,6 +14,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func remoteListenNotAllowed(_ host: String) -> Self { .init(.remoteListenNotAllowed(host)) }
     /// `--upstream` is not an absolute http(s) URL.
     public static func badUpstream(_ url: String) -> Self { .init(.badUpstream(url)) }
+    /// `--upstream` is the proxy's own listen address: every request would come back to it.
+    public static func upstreamIsProxy(_ url: String, listen: String) -> Self { .init(.upstreamIsProxy(url, listen)) }
     /// The listen address could not be bound.
     public static func bindFailed(_ address: String, _ reason: String) -> Self { .init(.bindFailed(address, reason)) }
     /// libcurl or the capture could not be set up.
@@ -24,6 +27,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             "refusing to listen on \(host): a proxy reachable from other machines is an open proxy. Listen on 127.0.0.1, or pass --allow-remote if you mean it."
         case .badUpstream(let url):
             "--upstream \(url) is not an absolute http:// or https:// URL (example: --upstream https://cdn.example.com)"
+        case .upstreamIsProxy(let url, let listen):
+            "--upstream \(url) is rangetap's own listen address (\(listen)): every request would be forwarded back to rangetap without end. Point --upstream at the origin server (another port or host), or --listen on another port."
         case .bindFailed(let address, let reason):
             "cannot listen on \(address): \(reason). Choose another port with --listen 127.0.0.1:PORT."
         case .setup(let reason):

@@ -1,4 +1,5 @@
 import NIOHTTP1
+import RangeTapCore
 
 /// Where a request goes: the absolute URL to fetch, or why the proxy refuses it.
 enum RequestTarget {
@@ -8,12 +9,13 @@ enum RequestTarget {
     }
 
     /// Absolute-form targets are fetched as they are; origin-form targets go to `upstream`.
-    /// A target pointing back at the proxy itself is refused (it would loop).
-    static func resolve(_ target: String, upstream: String?, ownPort: Int) -> Result<String, Refusal> {
+    /// A target that reaches the proxy itself — by address, see ``ProxyAddress`` — is refused
+    /// (it would loop). `listenHost`, when given, also counts the listen address as the proxy's.
+    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil) -> Result<String, Refusal> {
         let lower = target.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: lower.hasPrefix("https://")) {
-                return .failure(Refusal(status: .loopDetected, message: "request for \(target) points back at rangetap itself; that would loop"))
+            if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: lower.hasPrefix("https://"), listenHost: listenHost) {
+                return .failure(Refusal(status: .loopDetected, message: "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"))
             }
             return .success(target)
         }
@@ -23,12 +25,12 @@ enum RequestTarget {
             }
             while base.hasSuffix("/") { base.removeLast() }
             let url = base + target
-            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: base.lowercased().hasPrefix("https://")) {
-                return .failure(Refusal(status: .loopDetected, message: "--upstream \(base) is rangetap itself; that would loop"))
+            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: base.lowercased().hasPrefix("https://"), listenHost: listenHost) {
+                return .failure(Refusal(status: .loopDetected, message: "--upstream \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"))
             }
             return .success(url)
         }
-        return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(target.prefix(200))\": expected http://host/path or /path"))
+        return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(TerminalText.escapingControls(String(target.prefix(200))))\": expected http://host/path or /path"))
     }
 
     /// `host:port` of an absolute URL.
@@ -40,18 +42,19 @@ enum RequestTarget {
         return String(auth.split(separator: "@").last ?? auth)
     }
 
-    private static func pointsAtSelf(_ authority: String, ownPort: Int, https: Bool) -> Bool {
-        guard ownPort > 0 else { return false }
-        let host: Substring
-        let port: Int
-        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            host = authority[..<colon]
-            port = Int(authority[authority.index(after: colon)...]) ?? -1
-        } else {
-            host = Substring(authority)
-            port = https ? 443 : 80
-        }
-        let h = host.lowercased()
-        return port == ownPort && (h == "127.0.0.1" || h == "localhost" || h == "[::1]" || h.hasPrefix("127."))
+    /// Host (brackets kept for IPv6) and port of an authority; the scheme's port when none is
+    /// written (`host` or `host:`), -1 when the port is not a number.
+    static func hostAndPort(_ authority: String, https: Bool) -> (host: String, port: Int) {
+        let defaultPort = https ? 443 : 80
+        guard let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") else { return (authority, defaultPort) }
+        let portText = authority[authority.index(after: colon)...]
+        let port = portText.isEmpty ? defaultPort : (Int(portText) ?? -1)
+        return (String(authority[..<colon]), port)
+    }
+
+    /// Whether an authority reaches the proxy on `ownPort`.
+    static func pointsAtSelf(_ authority: String, ownPort: Int, https: Bool, listenHost: String? = nil) -> Bool {
+        let (host, port) = hostAndPort(authority, https: https)
+        return ProxyAddress.reachesProxy(host: host, port: port, ownPort: ownPort, listenHost: listenHost)
     }
 }

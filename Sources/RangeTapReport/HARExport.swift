@@ -43,7 +43,7 @@ public enum HARExport {
             pageTimings: .init())
         let entries = analysis.exchanges.map { entry($0, clock: clock, listen: header.listen) }
         var comment = "Recorded by \(header.tool) listening on \(header.listen)"
-        if let upstream = header.upstream { comment += " for \(upstream)" }
+        if let upstream = header.upstream { comment += " for \(URLRedaction.redactingUserinfo(upstream, if: header.redacted))" }
         comment += ". Times are the proxy's: blocked, dns, connect and ssl are unknown (-1)."
         if header.redacted { comment += " Secret header values are redacted." }
         return HARDocument(log: .init(creator: .init(name: "rangetap", version: version), pages: [page], entries: entries, comment: comment))

@@ -45,7 +45,7 @@ public enum HTMLReport {
         let s = a.summary
         out += "<header>\n<h1>rangetap <span class=\"sub\">\(HTMLEscaping.escape(name))</span></h1>\n<p class=\"meta\">"
         var meta = ["started \(HTMLEscaping.escape(h.startedAt))", "recorded by \(HTMLEscaping.escape(h.tool))", "listening on \(HTMLEscaping.escape(h.listen))"]
-        if let upstream = h.upstream { meta.append("upstream \(HTMLEscaping.escape(upstream))") }
+        if let upstream = h.upstream { meta.append("upstream \(HTMLEscaping.escape(URLRedaction.redactingUserinfo(upstream, if: h.redacted)))") }
         meta.append(h.bodies ? "bodies recorded" : "no bodies")
         meta.append(h.redacted ? "secrets redacted" : "secrets kept")
         out += meta.joined(separator: " · ") + "</p>\n"

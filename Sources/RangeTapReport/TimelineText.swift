@@ -2,6 +2,8 @@ import Foundation
 import RangeTapCore
 
 /// The human-readable `inspect` report: a timeline row per exchange, the findings, a summary.
+/// Text from the capture is printed through ``TerminalText`` so control bytes an upstream or
+/// client sent (ESC sequences, BEL, CR) show as `\x1B` and do not act on the terminal.
 public struct TimelineText: Sendable {
     /// Use ANSI colours.
     public var colour: Bool
@@ -30,16 +32,16 @@ public struct TimelineText: Sendable {
         case .complete: outcome = paint("ok", .green)
         case .open: outcome = paint("open", .yellow)
         case .cancelled: outcome = paint("CANCELLED at byte \(delivered) (received \(r.bytesReceived))", .yellow)
-        case .failed(let m): outcome = paint("ERROR \(m)", .red)
+        case .failed(let m): outcome = paint("ERROR \(Self.safe(m))", .red)
         }
         let notable = e.findings.filter { $0.severity > .info }
         if let worst = notable.map(\.severity).max() {
             outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", worst == .error ? .red : .yellow)
         }
         return Self.line([
-            "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), String(r.connection), reused, r.method,
-            r.method == "CONNECT" ? r.target : r.path, r.requestRange ?? "-", r.status.map(String.init) ?? "---",
-            r.contentRange ?? "-", "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
+            "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), String(r.connection), reused, Self.safe(r.method),
+            Self.safe(r.method == "CONNECT" ? r.target : r.path), Self.safe(r.requestRange ?? "-"), r.status.map(String.init) ?? "---",
+            Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
             r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
         ])
     }
@@ -64,7 +66,7 @@ public struct TimelineText: Sendable {
     public func finding(_ f: Finding) -> String {
         let colourFor: Style = f.severity == .error ? .red : f.severity == .warn ? .yellow : .dim
         var s = paint(String(format: "%-5@", f.severity.rawValue.uppercased() as NSString), colourFor)
-        s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold) + ": " + f.message
+        s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold) + ": " + Self.safe(f.message)
         for line in f.evidence where !line.isEmpty {
             s += "\n        " + paint(Self.visible(line), .dim)
         }
@@ -73,7 +75,7 @@ public struct TimelineText: Sendable {
 
     /// The whole report.
     public func render(_ a: CaptureAnalysis) -> String {
-        var out = paint("capture", .bold) + " started \(a.header.startedAt) by \(a.header.tool)\(a.header.bodies ? "" : " (no bodies)")\n\n"
+        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + "\n\n"
         out += heading + "\n"
         for e in a.exchanges { out += row(e) + "\n" }
         let findings = a.allFindings.enumerated().sorted { l, r in
@@ -94,7 +96,7 @@ public struct TimelineText: Sendable {
         out += "  \(s.cancels) cancelled, \(s.seeks) seeks, \(s.errors) errors\n"
         out += "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"
         for r in a.resources {
-            out += "  \(r.url): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique" + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
+            out += "  \(Self.safe(r.url)): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique" + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
         }
         if a.truncatedTail { out += paint("  the last event is incomplete: the capture was cut off or is still being written\n", .yellow) }
         return out
@@ -113,16 +115,8 @@ public struct TimelineText: Sendable {
     }
 
     /// A raw header line made printable: terminators shown as \r \n, control bytes as \xNN.
-    static func visible(_ raw: String) -> String {
-        var out = ""
-        for scalar in raw.unicodeScalars {
-            switch scalar.value {
-            case 0x0D: out += "\\r"
-            case 0x0A: out += "\\n"
-            case 0..<0x20, 0x7F: out += String(format: "\\x%02X", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func visible(_ raw: String) -> String { TerminalText.escapingControls(raw) }
+
+    /// Capture text made safe for the terminal (``TerminalText``).
+    private static func safe(_ s: String) -> String { TerminalText.escapingControls(s) }
 }

@@ -19,4 +19,10 @@ struct ListenAddress {
         self.host = host
         self.port = port
     }
+
+    /// `HOST:PORT` as a URL writes it: an IPv6 host in brackets (`[::1]:8080`), so
+    /// `curl -x http://[::1]:8080` works where `http://::1:8080` does not.
+    func authority(port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
 }

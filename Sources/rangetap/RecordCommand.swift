@@ -61,6 +61,13 @@ struct RecordCommand: AsyncParsableCommand {
             recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: clientSndbuf,
             allowRemote: allowRemote, insecureUpstream: insecure)
         let stderr = StandardError()
+        do {
+            // Before anything is bound: an upstream that is this proxy would loop.
+            try config.validateUpstream()
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
         let server: ProxyServer
         do {
             server = try ProxyServer(configuration: config, logger: logger) { line in stderr.write(line) }
@@ -79,8 +86,8 @@ struct RecordCommand: AsyncParsableCommand {
         if !config.listensOnLoopback {
             stderr.write("rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
         }
-        let mode = upstream.map { "reverse proxy to \($0)" } ?? "forward proxy (curl -x http://\(address.host):\(port))"
-        stderr.write("rangetap: recording to \(output) — \(mode) on \(address.host):\(port); Ctrl-C to stop")
+        let mode = upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" } ?? "forward proxy (curl -x http://\(address.authority(port: port)))"
+        stderr.write("rangetap: recording to \(output) — \(mode) on \(address.authority(port: port)); Ctrl-C to stop")
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let s = server.summary

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapCore
 import RangeTapReplay
 
 /// `rangetap serve`: a capture as an HTTP origin.
@@ -75,8 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
             stderr.write("rangetap: \(error)")
             throw ExitCode(2)
         }
-        let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
-        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on http://\(shown):\(port); Ctrl-C to stop")
+        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on http://\(address.authority(port: port)); Ctrl-C to stop")
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let t = server.traffic
@@ -84,6 +84,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        IPAddressLiteral.isLoopbackHost(host)
     }
 }

@@ -39,6 +39,8 @@ Modes (by path; any query string is ignored for routing):
   /no-content-range  like normal, but a 206 carries no Content-Range
   /bad-416           like normal, but a 416 carries no Content-Range (no */LEN)
   /echo              200 text/plain, body = exact request head bytes as received
+  /huge-header       200 whose head carries one 10 MB header line (X-Huge: aaa...), past
+                     libcurl's 100 KB limit per header line (?kb=N for N KB)
   /status/NNN        status NNN (200-599), Content-Length: 0 (none for 204/304)
   /strict            everything `rangetap probe` checks done right (RFC 9110): ETag
                      "rt-strict-SIZE" and Last-Modified (strong) on every response,
@@ -322,6 +324,15 @@ class Handler(socketserver.BaseRequestHandler):
             return self.resource(req, mode, close)
         if mode == "echo":
             return self.simple(req, 200, req.raw, close=close)
+        if mode == "huge-header":
+            kb = int(req.query.get("kb", ["10240"])[0])
+            head = b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * (kb * 1024) + b"\r\nContent-Length: 0\r\n\r\n"
+            try:
+                self.sock.sendall(head)
+            except OSError:
+                pass  # the client gives up part way: that is the point
+            self.log(req, 200, 0)
+            return False
         m = re.fullmatch(r"status/(\d{3})", mode)
         if m and 200 <= int(m.group(1)) <= 599:
             st = int(m.group(1))

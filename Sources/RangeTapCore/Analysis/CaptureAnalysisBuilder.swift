@@ -15,7 +15,7 @@ public struct CaptureAnalysisBuilder: Sendable {
 
     /// Starts an analysis of a capture with `header`.
     public init(header: CaptureHeader, keepChunks: Bool) {
-        log = ExchangeLog(keepChunks: keepChunks)
+        log = ExchangeLog(keepChunks: keepChunks, redactsURLPasswords: header.redacted)
         analysis = CaptureAnalysis(header: header)
     }
 
@@ -34,7 +34,7 @@ public struct CaptureAnalysisBuilder: Sendable {
         case .chunk(let c) where multipartChunks[c.exchange] != nil:
             multipartChunks[c.exchange]!.append(c)
         case .error(let e) where e.exchange == nil:
-            analysis.findings.append(Finding(e.kind == "bad-request" ? .badRequest : .upstreamError, e.message, evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
+            analysis.findings.append(Finding(e.kind == "bad-request" ? .badRequest : .upstreamError, URLRedaction.redactingUserinfo(inText: e.message, if: analysis.header.redacted), evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
         default:
             break
         }

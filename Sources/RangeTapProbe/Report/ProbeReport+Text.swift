@@ -27,7 +27,7 @@ extension ProbeReport {
             }
             for c in sorted {
                 let pad = String(repeating: " ", count: max(1, width - c.id.count))
-                out.append("  \(c.result.label.padding(4))  \(c.id)\(pad)\(c.message)  [\(c.rfc)]")
+                out.append("  \(c.result.label.padding(4))  \(c.id)\(pad)\(TerminalText.escapingControls(c.message))  [\(c.rfc)]")
                 if verbose { out += Self.evidenceLines(c.evidence) }
             }
         }
@@ -43,19 +43,20 @@ extension ProbeReport {
         return out.joined(separator: "\n")
     }
 
-    /// Indented request and response lines of the evidence.
+    /// Indented request and response lines of the evidence, control characters the origin
+    /// sent written out visibly (``TerminalText``).
     static func evidenceLines(_ evidence: [ProbeEvidence]) -> [String] {
         var out: [String] = []
         let indent = "          "
         for e in evidence {
             out.append("\(indent)— \(e.label)")
             for line in e.request where !HeaderLine(raw: line).isBlank {
-                out.append("\(indent)> \(HeaderLine(raw: line).content)")
+                out.append("\(indent)> \(TerminalText.escapingControls(String(HeaderLine(raw: line).content)))")
             }
             for line in e.response {
                 let h = HeaderLine(raw: line)
                 if h.isBlank { continue }
-                out.append("\(indent)< \(h.content)\(h.terminator == "\n" ? "   [bare LF]" : "")")
+                out.append("\(indent)< \(TerminalText.escapingControls(String(h.content)))\(h.terminator == "\n" ? "   [bare LF]" : "")")
             }
             var facts: [String] = []
             if e.status != nil {
@@ -64,7 +65,7 @@ extension ProbeReport {
             if let sha = e.sha256 { facts.append("SHA-256 \(sha.prefix(16))…") }
             if let reused = e.reusedConnection { facts.append(reused ? "reused connection" : "new connection") }
             if let port = e.localPort, port > 0 { facts.append("local port \(port)") }
-            if let error = e.error { facts.append("error: \(error)") }
+            if let error = e.error { facts.append("error: \(TerminalText.escapingControls(error))") }
             facts.append(String(format: "%.1f ms", e.durationMs))
             out.append("\(indent)  " + facts.joined(separator: ", "))
         }
