@@ -217,7 +217,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
                 context.writer.record(.cancel(CancelEvent(t: gone.t, exchange: id, delivered: gone.delivered, received: received, sendBuffer: gone.sendBuffer, sha256: "", deliveredBy: gone.measure)))
             } else if case .failed(let code, let message) = result {
                 passOn()
-                let text = "upstream failed: \(message) (curl error \(code))"
+                let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
                 context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
                 deliver(self, .failed(text))
             } else {

@@ -114,7 +114,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 tunnels.start(head: head, exchange: id, connection: connectionID, context: context)
                 return
             }
-            switch RequestTarget.resolve(head.uri, upstream: shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed)) {
+            switch RequestTarget.resolve(head.uri, upstream: shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
             case .success(let url):
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {
@@ -168,9 +168,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        // HTTPServerProtocolErrorHandler has already answered a malformed request with 400.
-        let isParseError = error is HTTPParserError
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: isParseError ? "bad-request" : "client", message: isParseError ? "malformed request: \(error)" : "client connection error: \(error)", status: isParseError ? 400 : nil)))
+        // ClientProtocolErrorHandler has already answered a malformed request (400, or 431).
+        let problem = ClientRequestError.describing(error)
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? "bad-request" : "client", message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
         closedByProxy = true
         context.close(promise: nil)
     }
@@ -320,8 +320,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var lines = currentRaw.map { Array($0.dropFirst()) } ?? HeaderForwarding.captureLines(head.headers, keepSecrets: true)
         if !shared.configuration.keepSecrets { lines = lines.redactingSecrets() }
         shared.writer.record(.request(RequestEvent(
-            t: t, exchange: exchange, connection: connectionID, method: head.method.rawValue, target: head.uri,
-            version: "HTTP/\(head.version.major).\(head.version.minor)", url: url, headers: lines)))
+            t: t, exchange: exchange, connection: connectionID, method: head.method.rawValue,
+            target: URLRedaction.redactingUserinfo(head.uri, if: !shared.configuration.keepSecrets),
+            version: "HTTP/\(head.version.major).\(head.version.minor)",
+            url: url.map { URLRedaction.redactingUserinfo($0, if: !shared.configuration.keepSecrets) }, headers: lines)))
     }
 
     /// The proxy's own response (an error it generates), plain text.

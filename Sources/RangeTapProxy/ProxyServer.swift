@@ -27,18 +27,13 @@ public final class ProxyServer: Sendable {
         if !configuration.allowRemote && !configuration.listensOnLoopback {
             throw .remoteListenNotAllowed(configuration.listenHost)
         }
-        if let upstream = configuration.upstream {
-            let lower = upstream.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), RequestTarget.authority(of: upstream)?.isEmpty == false else {
-                throw .badUpstream(upstream)
-            }
-        }
+        try configuration.validateUpstream()
         self.configuration = configuration
         self.logger = logger
         let (clock, wallMicros) = MonotonicClock.anchoredToWallClock()
         let live = LiveLog(sink: lineSink)
         self.live = live
-        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: Self.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream)
+        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: Self.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
         let writer: CaptureWriter
         do {
             writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
@@ -74,18 +69,7 @@ public final class ProxyServer: Sendable {
         bootstrap = bootstrap.childChannelInitializer { channel in
             clients.track(channel)
             return channel.eventLoop.makeCompletedFuture {
-                let sync = channel.pipeline.syncOperations
-                let names = TunnelStarter.httpHandlerNames
-                let wire = ClientWire()
-                try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
-                let rawHeads = RawRequestHeads()
-                try sync.addHandler(RawRequestTap(heads: rawHeads), name: "rangetap-raw-heads")
-                let headSlot = ClientHeadSlot()
-                try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names[0])
-                try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
-                try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
-                try sync.addHandler(HTTPServerProtocolErrorHandler(), name: names[3])
-                try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire, headSlot: headSlot, rawHeads: rawHeads), name: names[4])
+                try Self.addClientHandlers(to: channel, context: context)
             }
         }
         let channel: any Channel
@@ -99,6 +83,24 @@ public final class ProxyServer: Sendable {
         context.boundPort.store(port, ordering: .relaxed)
         logger.info("listening", metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
         return port
+    }
+
+    /// A client connection's pipeline, first to last: TCP accounting, the raw request-head
+    /// tap, the response encoder, NIO's request decoder and pipelining, the protocol-error
+    /// answers, and the proxy. Called on the channel's event loop.
+    static func addClientHandlers(to channel: any Channel, context: RecordingContext) throws {
+        let sync = channel.pipeline.syncOperations
+        let names = TunnelStarter.httpHandlerNames
+        let wire = ClientWire()
+        try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
+        let rawHeads = RawRequestHeads()
+        try sync.addHandler(RawRequestTap(heads: rawHeads), name: "rangetap-raw-heads")
+        let headSlot = ClientHeadSlot()
+        try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names[0])
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
+        try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
+        try sync.addHandler(ClientProtocolErrorHandler(), name: names[3])
+        try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire, headSlot: headSlot, rawHeads: rawHeads), name: names[4])
     }
 
     /// The bound port, once started.

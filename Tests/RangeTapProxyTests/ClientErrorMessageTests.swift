@@ -62,15 +62,7 @@ struct ClientErrorMessageTests {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    let names = TunnelStarter.httpHandlerNames
-                    let wire = ClientWire()
-                    try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
-                    try sync.addHandler(HTTPResponseEncoder(), name: names[0])
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
-                    try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
-                    try sync.addHandler(ClientProtocolErrorHandler(), name: names[3])
-                    try sync.addHandler(ProxyHandler(context: shared, tunnels: TunnelStarter(shared: shared), wire: wire), name: names[4])
+                    try ProxyServer.addClientHandlers(to: channel, context: shared)
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
