@@ -32,6 +32,8 @@ public struct InspectJSON: Encodable, Sendable {
         var startMs: Double
         var responseMs: Double?
         var endMs: Double?
+        /// Time rangetap held the origin back because the client read slowly.
+        var pausedMs: Double
         var resourceStart: Int64?
         var refetchedBytes: Int64
         var findings: [Finding]
@@ -95,7 +97,7 @@ public struct InspectJSON: Encodable, Sendable {
                 bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
-                resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings)
+                pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings)
         }
         findings = a.findings
         resources = a.resources.map { Resource(url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched, uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000) }

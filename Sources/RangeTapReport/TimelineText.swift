@@ -34,6 +34,9 @@ public struct TimelineText: Sendable {
         case .cancelled: outcome = paint("CANCELLED at byte \(delivered) (received \(r.bytesReceived))", .yellow)
         case .failed(let m): outcome = paint("ERROR \(Self.safe(m))", .red)
         }
+        if r.pausedNs > 0 {
+            outcome += " " + paint(String(format: "(paused %.1f ms: slow client)", Double(r.pausedNs) / 1e6), .yellow)
+        }
         let notable = e.findings.filter { $0.severity > .info }
         if let worst = notable.map(\.severity).max() {
             outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", worst == .error ? .red : .yellow)

@@ -154,6 +154,11 @@ struct HangUpTruthTests {
         #expect(ex.outcome == .complete)
         #expect(ex.pausedNs > 0)
         #expect(ex.pausedNs < (ex.end ?? 0) - ex.start)
+        // inspect says how long rangetap held the origin back, as the client's time.
+        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let paused = analysis.exchanges.first?.findings.filter { $0.code == "proxy-paused" } ?? []
+        #expect(paused.count == 1)
+        #expect(paused.first?.severity == .info)
         // Every pause precedes its resume.
         var open = false
         for e in capture.events {

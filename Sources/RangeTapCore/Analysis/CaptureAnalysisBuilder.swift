@@ -129,6 +129,12 @@ public struct CaptureAnalysisBuilder: Sendable {
             checkRangeHandling(r, fields: fields, status: status, single: single, rangeRequest: rangeRequest, contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine, statusLine: statusLine, findings: &findings)
         }
 
+        if r.pausedNs > 0 {
+            let paused = Double(r.pausedNs) / 1e6
+            let total = r.durationMs.map { String(format: " of %.1f ms", $0) } ?? ""
+            findings.append(Finding(.proxyPaused, String(format: "rangetap paused reading the origin for %.1f ms", paused) + total + " because the client read slowly: that time is the client's, not the origin's, and chunk times after each resume are when rangetap read the bytes", exchange: id))
+        }
+
         // How the body ended.
         switch r.outcome {
         case .failed(let message):

@@ -67,6 +67,8 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case http10 = "http10-response"
     case upstreamError = "upstream-error"
     case badRequest = "bad-request"
+    /// rangetap paused reading the origin because the client read slowly (not the origin's doing).
+    case proxyPaused = "proxy-paused"
 
     /// The severity every finding with this code has.
     public var severity: Finding.Severity {
@@ -77,7 +79,7 @@ public enum FindingCode: String, Sendable, CaseIterable {
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
              .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest:
             .warn
-        case .multipart, .earlyCancel, .seek, .cancelled, .http10:
+        case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused:
             .info
         }
     }
