@@ -34,6 +34,10 @@ public final class CurlMulti: Sendable {
         thread.start()
     }
 
+    /// The result code of a transfer ended by its ``CurlRequest/idleTimeoutMs`` (libcurl's
+    /// `CURLE_OPERATION_TIMEDOUT`).
+    public static let idleTimeoutCode = 28
+
     /// Number of transfers libcurl holds right now (for leak checks).
     public var activeTransfers: Int { shared.withLock { $0.active } }
 
@@ -107,6 +111,7 @@ public final class CurlMulti: Sendable {
                         continue
                     }
                     transfers[t.easy!] = t
+                    t.lastActivity = CurlTransfer.now()
                     curl_multi_add_handle(m, t.easy)
                     shared.withLock { $0.active = transfers.count }
                 case .cancel(let t):
@@ -114,6 +119,7 @@ public final class CurlMulti: Sendable {
                 case .unpause(let t):
                     guard !t.finished, t.paused, let easy = t.easy else { continue }
                     t.paused = false
+                    t.lastActivity = CurlTransfer.now()
                     t.delegate.transferWillResume(t)
                     // May call the write callback from inside, which may pause again or abort
                     // (the client went away meanwhile): then libcurl has failed the transfer and
@@ -145,7 +151,16 @@ public final class CurlMulti: Sendable {
                     finish(t, .failed(code: Int(code.rawValue), message: text))
                 }
             }
-            curl_multi_poll(m, nil, 0, 1000, nil)
+            // Transfers that received nothing for their idle limit (paused ones wait for their
+            // client, not for the origin).
+            let now = CurlTransfer.now()
+            for t in Array(transfers.values) where t.request.idleTimeoutMs > 0 && !t.paused {
+                let idle = now &- t.lastActivity
+                if idle > UInt64(t.request.idleTimeoutMs) * 1_000_000 {
+                    finish(t, .failed(code: Self.idleTimeoutCode, message: "no data from upstream for \(idle / 1_000_000_000) s (the limit is \(Double(t.request.idleTimeoutMs) / 1000) s, --upstream-idle-timeout)"))
+                }
+            }
+            curl_multi_poll(m, nil, 0, 250, nil)
         }
         curl_multi_cleanup(m)
         stopped.signal()

@@ -21,6 +21,9 @@ public struct CurlRequest: Sendable {
     public var proxy: String?
     /// Limit on the whole transfer in milliseconds (`CURLOPT_TIMEOUT_MS`); 0, the default, sets none.
     public var timeoutMs: Int
+    /// End the transfer when nothing arrives for this many milliseconds while it is not paused;
+    /// 0, the default, sets none. It then fails with ``CurlMulti/idleTimeoutCode``.
+    public var idleTimeoutMs: Int = 0
 
     /// Creates a request.
     public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {

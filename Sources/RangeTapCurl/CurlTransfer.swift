@@ -1,4 +1,7 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One upstream transfer: an easy handle plus its delegate.
 ///
@@ -15,6 +18,8 @@ public final class CurlTransfer: @unchecked Sendable {
     var finished = false
     /// Set by the write callback; cleared when the multi thread ends the round.
     var receivedInRound = false
+    /// Monotonic nanoseconds of the last byte received (or of the start, or of a resume).
+    var lastActivity: UInt64 = 0
 
     /// A transfer that does nothing until started.
     public init(request: CurlRequest, delegate: any CurlTransferDelegate) {
@@ -91,6 +96,13 @@ public final class CurlTransfer: @unchecked Sendable {
         return bad
     }
 
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
     /// The error text libcurl left for the last failure.
     var errorText: String {
         errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -108,6 +120,7 @@ public final class CurlTransfer: @unchecked Sendable {
 private let curlHeaderCallback: ccurl_data_callback = { ptr, size, count, userdata in
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
     let n = size * count
+    transfer.lastActivity = CurlTransfer.now()
     transfer.delegate.transfer(transfer, didReceiveHeaderLine: UnsafeRawBufferPointer(start: ptr, count: n))
     return n
 }
@@ -118,6 +131,7 @@ private let curlWriteCallback: ccurl_data_callback = { ptr, size, count, userdat
     switch transfer.delegate.transfer(transfer, didReceiveBody: UnsafeRawBufferPointer(start: ptr, count: n)) {
     case .consumed:
         transfer.receivedInRound = true
+        transfer.lastActivity = CurlTransfer.now()
         return n
     case .pause:
         transfer.paused = true

@@ -22,7 +22,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         case body(ByteBuffer)
         /// The body ended; trailer lines, if the origin sent any.
         case end(trailers: [HeaderLine])
-        case failed(String)
+        /// The transfer failed; `timedOut` when the upstream went silent (504 rather than 502).
+        case failed(String, timedOut: Bool)
     }
 
     /// What the client side knows when it is done with the exchange.
@@ -84,6 +85,11 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         self.loop = loop
         self.deliver = deliver
         self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater)
+        context.liveExchanges.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        context.liveExchanges.subtract(1, ordering: .relaxed)
     }
 
     /// Starts the upstream transfer.
@@ -217,14 +223,15 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
                 context.writer.record(.cancel(CancelEvent(t: gone.t, exchange: id, delivered: gone.delivered, received: received, sendBuffer: gone.sendBuffer, sha256: "", deliveredBy: gone.measure)))
             } else if case .failed(let code, let message) = result {
                 passOn()
+                let timedOut = code == CurlMulti.idleTimeoutCode
                 let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
-                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : 502)))
-                deliver(self, .failed(text))
+                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? "upstream-timeout" : "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)))
+                deliver(self, .failed(text, timedOut: timedOut))
             } else {
                 // Cancelled without a client close: the proxy is shutting down.
                 passOn()
                 context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
-                deliver(self, .failed("rangetap is shutting down"))
+                deliver(self, .failed("rangetap is shutting down", timedOut: false))
             }
         }
     }

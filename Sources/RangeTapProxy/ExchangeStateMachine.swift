@@ -172,11 +172,11 @@ struct ExchangeStateMachine {
         }
     }
 
-    mutating func upstreamFailed(message: String) -> Action {
+    mutating func upstreamFailed(message: String, timedOut: Bool = false) -> Action {
         switch state {
         case .awaitingHead:
             state = .finished
-            return .respondWithError(.badGateway, message: message)
+            return .respondWithError(timedOut ? .gatewayTimeout : .badGateway, message: message)
         case .streaming:
             state = .finished
             return .closeConnection

@@ -30,6 +30,12 @@ public struct ProxyConfiguration: Sendable {
     public var maxRequestBody: Int
     /// Event-loop threads for client connections.
     public var eventLoopThreads: Int
+    /// A request head must arrive whole within this many milliseconds of its first byte
+    /// (slowloris); then the connection gets 408 and is closed. 0: no limit.
+    public var headTimeoutMs: Int = 30_000
+    /// An upstream transfer that receives nothing for this many milliseconds (while not paused
+    /// for a slow client) is ended: 504 if no head was sent, else a close. 0: no limit.
+    public var upstreamIdleTimeoutMs: Int = 60_000
 
     /// A configuration with defaults for everything but the capture path.
     public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 512 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {

@@ -161,6 +161,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         respond(.payloadTooLarge, message: message, keepAlive: false, context: context)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let timeout = event as? HeadTimeout {
+            // RawRequestTap answered 408 and closes.
+            closedByProxy = true
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: "head-timeout", message: timeout.message, status: 408)))
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A client resetting or abandoning its socket is how players cancel: channelInactive
         // records the cancel, so this is not an error.
@@ -187,11 +197,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         active = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers")))
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
-        let request = CurlRequest(
+        var request = CurlRequest(
             url: p.url, method: p.head.method.rawValue,
             headers: p.raw.map { HeaderForwarding.upstreamRequestLines(raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url)) } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
             body: body ?? (p.head.method == .POST || p.head.method == .PUT ? [] : nil),
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
+        request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         exchange.start(request)
     }
 
@@ -203,7 +214,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let lines): action = a.machine.upstreamHead(lines: lines)
         case .body(let buffer): action = a.machine.upstreamBody(buffer)
         case .end(let trailers): action = a.machine.upstreamEnd(trailers: trailers)
-        case .failed(let text): action = a.machine.upstreamFailed(message: text)
+        case .failed(let text, let timedOut): action = a.machine.upstreamFailed(message: text, timedOut: timedOut)
         }
         active = a
         perform(action, for: exchange, context: context)

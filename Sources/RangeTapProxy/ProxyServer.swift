@@ -94,7 +94,8 @@ public final class ProxyServer: Sendable {
         let wire = ClientWire()
         try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
         let rawHeads = RawRequestHeads()
-        try sync.addHandler(RawRequestTap(heads: rawHeads), name: "rangetap-raw-heads")
+        let headTimeout = context.configuration.headTimeoutMs > 0 ? TimeAmount.milliseconds(Int64(context.configuration.headTimeoutMs)) : nil
+        try sync.addHandler(RawRequestTap(heads: rawHeads, headTimeout: headTimeout), name: "rangetap-raw-heads")
         let headSlot = ClientHeadSlot()
         try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names[0])
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
@@ -111,6 +112,10 @@ public final class ProxyServer: Sendable {
 
     /// Upstream transfers in progress (for leak checks).
     public var activeUpstreamTransfers: Int { context.multi.activeTransfers }
+
+    /// Exchanges still held in memory (for leak checks): 0 once every exchange has ended and its
+    /// connection is idle or closed.
+    public var liveExchanges: Int { context.liveExchanges.load(ordering: .relaxed) }
 
     /// Open client connections (for leak checks).
     public var openClientConnections: Int { clients.count }

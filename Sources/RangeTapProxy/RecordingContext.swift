@@ -14,6 +14,8 @@ final class RecordingContext: Sendable {
     private let connectionIDs = Atomic<Int>(0)
     /// The bound port (for loop detection).
     let boundPort = Atomic<Int>(0)
+    /// ``Exchange`` objects alive (for leak checks).
+    let liveExchanges = Atomic<Int>(0)
 
     init(configuration: ProxyConfiguration, writer: CaptureWriter, clock: MonotonicClock, multi: CurlMulti) {
         self.configuration = configuration

@@ -26,6 +26,12 @@ struct RequestHeadScanner {
     private var line: [UInt8] = []
     private var head: [UInt8] = []
 
+    /// Whether part of a request head has arrived and the rest has not.
+    var isInsideHead: Bool {
+        if case .head = state { return !head.isEmpty }
+        return false
+    }
+
     /// What the decoder is to get for some input bytes.
     enum Segment: Equatable {
         /// Input bytes (by offset in the fed collection) to pass on unchanged: bodies, chunk framing.

@@ -71,6 +71,11 @@ struct TunnelStarter: Sendable {
             }
             .flatMap { p.removeHandler(name: names[4]) }  // proxy
             .flatMap { p.removeHandler(name: names[1]) }  // decoder: leftover bytes go to the glue
+            .map {
+                // Bytes the client sent together with its CONNECT reach the glue outside a read
+                // cycle (no channelReadComplete follows them): flush them on now.
+                upstream.flush()
+            }
     }
 
     private func fail(context: ChannelHandlerContext, exchange: Int, connection: Int, status: HTTPResponseStatus, message: String) {

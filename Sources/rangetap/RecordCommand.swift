@@ -39,11 +39,19 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
     var insecure = false
 
+    @Option(name: .long, help: "Close a connection whose request head is not whole this long after its first byte (slowloris), answering 408: 500ms, 2s, 1m; 0 for no limit.")
+    var headTimeout = "30s"
+
+    @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
+    var upstreamIdleTimeout = "60s"
+
     @Flag(name: .shortAndLong, help: "Log proxy internals to stderr.")
     var verbose = false
 
     func validate() throws {
         _ = try ListenAddress(listen)
+        do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error)") }
+        do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error)") }
         if let s = clientSndbuf, s < 1024 { throw ValidationError("--client-sndbuf must be at least 1024 bytes") }
     }
 
@@ -56,10 +64,12 @@ struct RecordCommand: AsyncParsableCommand {
         var logger = Logger(label: "rangetap")
         logger.logLevel = verbose ? .debug : .warning
         let address = try ListenAddress(listen)
-        let config = ProxyConfiguration(
+        var config = ProxyConfiguration(
             listenHost: address.host, listenPort: address.port, upstream: upstream, capturePath: output,
             recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: clientSndbuf,
             allowRemote: allowRemote, insecureUpstream: insecure)
+        config.headTimeoutMs = try DurationText.milliseconds(headTimeout)
+        config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
         let stderr = StandardError()
         do {
             // Before anything is bound: an upstream that is this proxy would loop.

@@ -59,4 +59,24 @@ struct PlayerRecordingTests {
         #expect(nginx.accessLog().count == capture.exchanges.count)
         try expectBodiesMatchFile(capture, file: file)
     }
+
+    /// ffmpeg reads a range to the length it needs and closes at once, again and again: no `end`
+    /// is ever short of its Content-Length, and inspect blames no server for a client's hang-up.
+    @Test func ffmpegReadingRangesToTheirEndIsNeverATruncation() async throws {
+        let proxy = try await ProxyHarness()
+        for start in [0, 5, 10, 15] {
+            let r = try runCommand(try Paths.tool("ffmpeg"), ["-v", "error", "-http_proxy", proxy.url, "-ss", String(start), "-i", nginx.url("moov-at-end.mp4"), "-t", "1", "-f", "null", "-"], timeout: 120)
+            #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+        }
+        let capture = try await proxy.stopAndRead()
+        #expect(capture.exchanges.count >= 8)
+        for ex in capture.exchanges where ex.outcome == .complete {
+            let length = ex.responseLines.first(named: "Content-Length").flatMap { Int64($0) }
+            #expect(length == nil || ex.bytesReceived == length, "exchange \(ex.id): an end with \(ex.bytesReceived) of \(length ?? -1) bytes")
+            #expect(ex.bytesDelivered == ex.bytesReceived, "exchange \(ex.id): an end the client did not get whole")
+        }
+        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let blamed = analysis.exchanges.flatMap(\.findings).filter { $0.code == "content-length-mismatch" || $0.code == "truncated" }
+        #expect(blamed.isEmpty, "\(blamed.map(\.message))")
+    }
 }

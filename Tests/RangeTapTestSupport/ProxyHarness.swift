@@ -14,9 +14,9 @@ public final class ProxyHarness: @unchecked Sendable {
 
     /// Starts a proxy; `configure` may change the configuration first.
     public init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws {
-        capturePath = Paths.temporaryDirectory("capture") + "/test.rtap"
-        var config = ProxyConfiguration(listenPort: 0, capturePath: capturePath)
+        var config = ProxyConfiguration(listenPort: 0, capturePath: Paths.temporaryDirectory("capture") + "/test.rtap")
         configure(&config)
+        capturePath = config.capturePath
         var logger = Logger(label: "rangetap.test")
         logger.logLevel = .critical
         server = try ProxyServer(configuration: config, logger: logger)
