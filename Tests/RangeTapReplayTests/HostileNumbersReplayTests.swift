@@ -1,6 +1,7 @@
 import Foundation
 import RangeTapCore
 @testable import RangeTapReplay
+import RangeTapTestSupport
 import Testing
 
 /// Replay and serve on captures with hostile numbers: a resource beyond what can be replayed

@@ -1,6 +1,7 @@
 import Foundation
 import RangeTapCore
 @testable import RangeTapReport
+import RangeTapTestSupport
 import Testing
 
 /// Captures of origins with hostile `Content-Range` numbers analyse and render in every format

@@ -2,9 +2,9 @@ import Foundation
 
 /// A capture written line by line with numbers no sane origin sends but a faithful recorder
 /// keeps: `Content-Range` starts and lengths next to `Int64.max`.
-struct HostileCapture {
+public struct HostileCapture {
     /// One exchange of the capture.
-    enum Exchange: CaseIterable {
+    public enum Exchange: CaseIterable, Sendable {
         /// `Content-Range: bytes 9223372036854775806-9223372036854775807/*`: 2 bytes whose end overflows.
         case far
         /// `Content-Range: bytes 0-1/9223372036854775807`, cancelled after 1 byte delivered.
@@ -12,7 +12,7 @@ struct HostileCapture {
         /// `Content-Range: bytes 0-3/4`: an ordinary resource.
         case ok
 
-        var path: String {
+        public var path: String {
             switch self {
             case .far: "/far"
             case .huge: "/huge"
@@ -21,10 +21,11 @@ struct HostileCapture {
         }
     }
 
-    let path: String
+    /// The capture directory.
+    public let path: String
 
     /// A capture in a new temporary directory holding `exchanges`, in order.
-    init(_ exchanges: [Exchange]) throws {
+    public init(_ exchanges: [Exchange]) throws {
         path = NSTemporaryDirectory() + "rangetap-hostile-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var lines = [#"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#,
@@ -56,5 +57,5 @@ struct HostileCapture {
     }
 
     /// Removes the capture.
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
