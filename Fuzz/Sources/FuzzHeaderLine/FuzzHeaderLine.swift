@@ -42,7 +42,7 @@ private func check(_ line: HeaderLine) {
     fuzzRequire((name != nil) == (syntax == .field), "name \(String(describing: name)) vs syntax \(syntax) for \(raw)")
     fuzzRequire((line.value != nil) == (name != nil), "value without name for \(raw)")
     if let name {
-        fuzzRequire(content.hasPrefix(name + ":"), "name \(name.debugDescription) is not what \(raw) starts with")
+        fuzzRequire(content.unicodeScalars.starts(with: (name + ":").unicodeScalars), "name \(name.debugDescription) is not what \(raw) starts with")
         let redacted = line.redacted()
         fuzzRequire(redacted.name == name && redacted.terminator == terminator, "redacted \(redacted.raw.debugDescription) of \(raw)")
     } else {
