@@ -15,7 +15,7 @@
 #   --time SECONDS  wall-clock limit per target (120)
 #   --rss MB        libFuzzer -rss_limit_mb (2048)
 #   --timeout S     libFuzzer -timeout, seconds for one input (10)
-#   --config C      debug or release (debug)
+#   --config C      release or debug (release: several times the exec/s of debug)
 #   --no-build      run the binaries already in Fuzz/.build
 #   --build-only    build, run nothing
 #   --list          print the target names
@@ -36,7 +36,7 @@ RUNS=1000000
 TIME=120
 RSS=2048
 TIMEOUT=10
-CONFIG=debug
+CONFIG=release
 BUILD=1
 RUN=1
 NICE=${FUZZ_NICE:-10}
