@@ -24,19 +24,24 @@ enum ChunkLineParser {
                 i += 1
                 var n: Int64 = 0
                 var digits = 0
+                let numberStart = i
                 while i < b.count, b[i] >= 0x30, b[i] <= 0x39, digits < 18 {
                     n = n * 10 + Int64(b[i] - 0x30)
                     i += 1
                     digits += 1
                 }
                 guard digits > 0, i < b.count else { return nil }
+                // JSON has no leading zeros (`05`): the full decoder refuses the line, so must this.
+                guard digits == 1 || b[numberStart] != UInt8(ascii: "0") else { return nil }
+                // A repeated key is left to the full decoder, which keeps the first value
+                // (this parser kept the last: found while fuzzing, issue 10).
                 switch Array(key) {
-                case Array("t".utf8): t = n
-                case Array("ex".utf8): ex = n
-                case Array("size".utf8): size = n
-                case Array("off".utf8): off = n
-                case Array("res".utf8): res = n
-                case Array("at".utf8): at = n
+                case Array("t".utf8): guard t == nil else { return nil }; t = n
+                case Array("ex".utf8): guard ex == nil else { return nil }; ex = n
+                case Array("size".utf8): guard size == nil else { return nil }; size = n
+                case Array("off".utf8): guard off == nil else { return nil }; off = n
+                case Array("res".utf8): guard res == nil else { return nil }; res = n
+                case Array("at".utf8): guard at == nil else { return nil }; at = n
                 default: return nil
                 }
                 if b[i] == UInt8(ascii: "}") {

@@ -29,19 +29,22 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The field name exactly as spelled, or nil for the status line, a blank line or garbage.
+    ///
+    /// Read code point by code point, as ``syntax`` reads it: a colon followed by a combining mark
+    /// (possible in a capture's JSON, never in Latin-1) still ends the name.
     public var name: Substring? {
-        let c = content
+        let c = content.unicodeScalars
         guard let colon = c.firstIndex(of: ":") else { return nil }
         let n = c[..<colon]
-        guard !n.isEmpty, n.allSatisfy(\.isHTTPTokenCharacter) else { return nil }
-        return n
+        guard !n.isEmpty, n.allSatisfy(Self.isTokenScalar) else { return nil }
+        return Substring(n)
     }
 
     /// The field value with surrounding whitespace removed, or nil when this is no field line.
     public var value: Substring? {
-        let c = content
+        let c = content.unicodeScalars
         guard name != nil, let colon = c.firstIndex(of: ":") else { return nil }
-        return c[c.index(after: colon)...].trimmingHTTPWhitespace()
+        return Substring(c[c.index(after: colon)...]).trimmingHTTPWhitespace()
     }
 
     /// Whether this line ends a head.

@@ -30,6 +30,8 @@ public struct MultipartByteranges: Sendable {
         let delimiter = Array("--\(boundary)".utf8)
         guard var at = find(delimiter, in: body, from: 0) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
         var parts: [Part] = []
+        var crlfDelimiter = Finder(Array("\r\n--\(boundary)".utf8))
+        var lfDelimiter = Finder(Array("\n--\(boundary)".utf8))
         while true {
             at += delimiter.count
             if at + 1 < body.count, body[at] == UInt8(ascii: "-"), body[at + 1] == UInt8(ascii: "-") { break }
@@ -44,13 +46,37 @@ public struct MultipartByteranges: Sendable {
                 if line.isBlank { break }
                 headers.append(line)
             }
-            guard let next = find(Array("\r\n--\(boundary)".utf8), in: body, from: i) ?? find(Array("\n--\(boundary)".utf8), in: body, from: i) else {
+            guard let next = crlfDelimiter.next(in: body, from: i) ?? lfDelimiter.next(in: body, from: i) else {
                 return .failure(.init("part \(parts.count + 1) is not followed by a delimiter (no closing \"--\(boundary)--\")"))
             }
             parts.append(Part(headers: headers, body: Array(body[i..<next])))
             at = body[next] == UInt8(ascii: "\r") ? next + 2 : next + 1
         }
         return .success(MultipartByteranges(parts: parts))
+    }
+
+    /// Finds one needle at ever later offsets, remembering the last answer: without it, a body
+    /// of many parts and no CRLF delimiter was searched to its end once per part (N² steps; found
+    /// while fuzzing, issue 10).
+    private struct Finder {
+        let needle: [UInt8]
+        /// The offset of the last search, or nil before the first.
+        private var searchedFrom: Int?
+        /// The first occurrence at or after `searchedFrom`.
+        private var found: Int?
+
+        init(_ needle: [UInt8]) { self.needle = needle }
+
+        /// The first occurrence at or after `from`.
+        mutating func next(in hay: [UInt8], from: Int) -> Int? {
+            if let searchedFrom, searchedFrom <= from {
+                guard let found else { return nil }  // none after `searchedFrom`, so none after `from`
+                if found >= from { return found }
+            }
+            searchedFrom = from
+            found = MultipartByteranges.find(needle, in: hay, from: from)
+            return found
+        }
     }
 
     private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {

@@ -33,6 +33,9 @@ public struct ForwardedResponseHead: Sendable, Hashable {
         // Physical lines to logical fields (folds joined) and lines dropped, in upstream order.
         var items: [PendingLine] = []
         var foldTarget: Int?
+        // Whether every item so far is whitespace dropped right after the status line (kept as
+        // a flag: asking `items` for each continuation line made a head of N such lines cost N²).
+        var onlyLeadingWhitespace = true
         lines: for line in lines.dropFirst() {
             if line.lineEnding == .bareLF { bareLF.append(line.raw) }
             switch line.syntax {
@@ -41,19 +44,21 @@ public struct ForwardedResponseHead: Sendable, Hashable {
             case .field:
                 items.append(PendingLine(line))
                 foldTarget = items.count - 1
+                onlyLeadingWhitespace = false
             case .spaceBeforeColon:
                 items.append(PendingLine(line.removingSpaceBeforeColon(), original: line))
                 foldTarget = items.count - 1
+                onlyLeadingWhitespace = false
             case .obsFoldContinuation:
                 if let i = foldTarget {
                     items[i].fold(line)
                 } else {
-                    let first = items.allSatisfy { $0.droppedReason == .whitespaceAfterStatusLine }
-                    items.append(PendingLine(dropping: line, first ? .whitespaceAfterStatusLine : .malformedLine))
+                    items.append(PendingLine(dropping: line, onlyLeadingWhitespace ? .whitespaceAfterStatusLine : .malformedLine))
                 }
             case .statusLine, .noColon, .invalidName:
                 items.append(PendingLine(dropping: line, .malformedLine))
                 foldTarget = nil
+                onlyLeadingWhitespace = false
             }
         }
 
@@ -124,9 +129,6 @@ private struct PendingLine {
         isField = false
         dropped = HeadChange(reason, original: [line.raw])
     }
-
-    /// Why the line was dropped outright, if it was.
-    var droppedReason: HeadChange.Reason? { dropped?.reason }
 
     /// The line to send, CRLF-terminated.
     var line: String { text + "\r\n" }
