@@ -20,7 +20,9 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  # One retry: a download or unpack that fails halfway (a mirror hiccup) usually succeeds again.
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+    || { sleep 5; apt-get update -qq; apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
 fi
 # nginx's Debian package starts a system instance; rangetap's scripts run their own on other ports.
 if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
