@@ -22,6 +22,10 @@ final class ClientWire {
     /// closed its own (the socket lives until both are closed); -1 when it could not be had.
     private var heldDescriptor: Int32 = -1
 
+    /// Whether a duplicate of the descriptor is held: then the reading at the close is exact
+    /// and readings before each flush are not needed.
+    var holdsDescriptor: Bool { heldDescriptor >= 0 }
+
     /// Counts `n` more bytes handed to the socket.
     func wrote(_ n: Int) { written += Int64(n) }
 

@@ -42,10 +42,10 @@ final class ClientWireHandler: ChannelDuplexHandler {
     }
 
     func flush(context: ChannelHandlerContext) {
-        // A reading before every flush: when the client's reset is already here the write
-        // fails and NIO closes the socket with no read or event to hook, and this reading is
-        // the last word on what the client acknowledged.
-        wire.refresh(context.channel)
+        // Without a held descriptor, a reading before every flush: when the client's reset is
+        // already here the write fails and NIO closes the socket with no read or event to hook,
+        // and this reading is the last word on what the client acknowledged.
+        if !wire.holdsDescriptor { wire.refresh(context.channel) }
         context.flush()
     }
 

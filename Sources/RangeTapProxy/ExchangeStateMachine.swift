@@ -71,7 +71,7 @@ struct ExchangeStateMachine {
     mutating func upstreamInterim(lines: [HeaderLine]) -> Action {
         guard state == .awaitingHead else { return .none }
         guard clientVersion == .http1_1, interimRelayed < Self.maxInterimRelayed,
-              let forwarded = try? ForwardedResponseHead(upstream: lines, hopByHop: HeaderForwarding.hopByHop)
+              let forwarded = try? HeaderForwarding.clientResponseHead(lines)
         else {
             interimHeld += 1
             return .none
@@ -87,7 +87,7 @@ struct ExchangeStateMachine {
         guard state == .awaitingHead else { return .none }
         let forwarded: ForwardedResponseHead
         do {
-            forwarded = try ForwardedResponseHead(upstream: lines, hopByHop: HeaderForwarding.hopByHop)
+            forwarded = try HeaderForwarding.clientResponseHead(lines)
         } catch {
             state = .finished
             return .respondWithError(.badGateway, message: "the upstream response head is unusable: \(error)")
