@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RangeTapCore", targets: ["RangeTapCore"]),
         .library(name: "RangeTapCurl", targets: ["RangeTapCurl"]),
         .library(name: "RangeTapProxy", targets: ["RangeTapProxy"]),
+        .library(name: "RangeTapTLS", targets: ["RangeTapTLS"]),
         .library(name: "RangeTapReport", targets: ["RangeTapReport"]),
         .library(name: "RangeTapPlay", targets: ["RangeTapPlay"]),
         .library(name: "RangeTapProbe", targets: ["RangeTapProbe"]),
@@ -25,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         .target(
@@ -44,10 +47,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RangeTapTLS",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RangeTapProxy",
             dependencies: [
                 "RangeTapCore",
                 "RangeTapCurl",
+                "RangeTapTLS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -82,6 +82,18 @@ extension CaptureEvent {
             j.add("authority", e.authority)
             j.add("up", e.up)
             j.add("down", e.down)
+            j.add("intercepted", e.intercepted)
+        case .tls(let e):
+            j.add("t", e.t)
+            j.add("conn", e.connection)
+            j.add("ex", e.exchange)
+            j.add("authority", e.authority)
+            j.add("outcome", e.outcome.rawValue)
+            j.add("sni", e.serverName)
+            j.add("version", e.version)
+            j.add("alpn", e.alpn)
+            j.add("cipher", e.cipher)
+            j.add("reason", e.reason)
         case .pause(let e), .resume(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -134,7 +146,12 @@ extension CaptureEvent {
         case "error":
             return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: try need(r.kind, "kind"), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
         case "tunnel":
-            return .tunnel(TunnelEvent(t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"), up: try need(r.up, "up"), down: try need(r.down, "down")))
+            return .tunnel(TunnelEvent(t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"), up: try need(r.up, "up"), down: try need(r.down, "down"), intercepted: r.intercepted))
+        case "tls":
+            guard let outcome = TLSEvent.Outcome(rawValue: try need(r.outcome, "outcome")) else {
+                throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"outcome\" must be established, rejected or failed")
+            }
+            return .tls(TLSEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), exchange: try need(r.ex, "ex"), authority: try need(r.authority, "authority"), outcome: outcome, serverName: r.sni, version: r.version_, alpn: r.alpn, cipher: r.cipher, reason: r.reason))
         case "pause":
             return .pause(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
         case "resume":
@@ -160,7 +177,7 @@ extension CaptureEvent {
 
 /// Every key any event may carry; the `type` says which must be present.
 private struct RawEvent: Decodable {
-    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "pause", "resume"]
+    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "tls", "pause", "resume"]
     var type: String
     var t: Int64?
     var ex: Int?
@@ -210,11 +227,19 @@ private struct RawEvent: Decodable {
     var authority: String?
     var up: Int64?
     var down: Int64?
+    var intercepted: Bool?
+    // tls
+    var outcome: String?
+    var sni: String?
+    var alpn: String?
+    var cipher: String?
+    var reason: String?
 
     enum CodingKeys: String, CodingKey {
         case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at
         case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
+        case intercepted, outcome, sni, alpn, cipher, reason
         case version
     }
 
@@ -227,7 +252,7 @@ private struct RawEvent: Decodable {
         ex = try c.decodeIfPresent(Int.self, forKey: .ex)
         conn = try c.decodeIfPresent(Int.self, forKey: .conn)
         // `version` is an integer in the header and a string such as "HTTP/1.1" in a request.
-        if type == "request" {
+        if type == "request" || type == "tls" {
             version_ = try c.decodeIfPresent(String.self, forKey: .version)
         } else {
             version = try c.decodeIfPresent(Int.self, forKey: .version)
@@ -268,5 +293,11 @@ private struct RawEvent: Decodable {
         authority = try c.decodeIfPresent(String.self, forKey: .authority)
         up = try c.decodeIfPresent(Int64.self, forKey: .up)
         down = try c.decodeIfPresent(Int64.self, forKey: .down)
+        intercepted = try c.decodeIfPresent(Bool.self, forKey: .intercepted)
+        outcome = try c.decodeIfPresent(String.self, forKey: .outcome)
+        sni = try c.decodeIfPresent(String.self, forKey: .sni)
+        alpn = try c.decodeIfPresent(String.self, forKey: .alpn)
+        cipher = try c.decodeIfPresent(String.self, forKey: .cipher)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
     }
 }

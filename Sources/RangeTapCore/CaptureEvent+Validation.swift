@@ -61,6 +61,10 @@ extension CaptureEvent {
             try check.notNegative("conn", e.connection)
             try check.notNegative("up", e.up)
             try check.notNegative("down", e.down)
+        case .tls(let e):
+            try check.notNegative("t", e.t)
+            try check.notNegative("conn", e.connection)
+            try check.notNegative("ex", e.exchange)
         case .pause(let e), .resume(let e):
             try check.notNegative("t", e.t)
             try check.notNegative("ex", e.exchange)

@@ -25,6 +25,8 @@ public enum CaptureEvent: Sendable, Equatable {
     case error(ErrorEvent)
     /// A CONNECT tunnel ended; its bytes are counted, not recorded.
     case tunnel(TunnelEvent)
+    /// The TLS handshake of an intercepted CONNECT tunnel finished, or the client refused it.
+    case tls(TLSEvent)
     /// The proxy stopped reading an exchange's upstream body because its client was slow.
     case pause(FlowEvent)
     /// The proxy resumed reading an exchange's upstream body.
@@ -44,6 +46,7 @@ public enum CaptureEvent: Sendable, Equatable {
         case .cancel: "cancel"
         case .error: "error"
         case .tunnel: "tunnel"
+        case .tls: "tls"
         case .pause: "pause"
         case .resume: "resume"
         }
@@ -59,6 +62,7 @@ public enum CaptureEvent: Sendable, Equatable {
         case .cancel(let e): e.exchange
         case .error(let e): e.exchange
         case .tunnel(let e): e.exchange
+        case .tls(let e): e.exchange
         case .pause(let e), .resume(let e): e.exchange
         case .header, .connectionOpen, .connectionClose: nil
         }
@@ -336,9 +340,12 @@ public struct TunnelEvent: Sendable, Equatable {
     public var up: Int64
     /// Bytes from server to client.
     public var down: Int64
+    /// Whether rangetap terminated TLS in the tunnel and recorded the exchanges inside it
+    /// (then `up` and `down` count encrypted bytes); nil in captures from before interception.
+    public var intercepted: Bool?
 
     /// Creates the event.
-    public init(t: CaptureTime, opened: CaptureTime, exchange: Int, connection: Int, authority: String, up: Int64, down: Int64) {
+    public init(t: CaptureTime, opened: CaptureTime, exchange: Int, connection: Int, authority: String, up: Int64, down: Int64, intercepted: Bool? = nil) {
         self.t = t
         self.opened = opened
         self.exchange = exchange
@@ -346,5 +353,56 @@ public struct TunnelEvent: Sendable, Equatable {
         self.authority = authority
         self.up = up
         self.down = down
+        self.intercepted = intercepted
+    }
+}
+
+/// The TLS handshake between a client and rangetap inside an intercepted CONNECT tunnel.
+public struct TLSEvent: Sendable, Equatable {
+    /// How a handshake ended.
+    public enum Outcome: String, Sendable, Equatable {
+        /// Completed: the exchanges inside follow on the same connection.
+        case established
+        /// The client refused rangetap's certificate (an alert such as `unknown_ca` or
+        /// `bad_certificate`, or a close in the middle of the handshake): a CA not trusted yet,
+        /// or certificate pinning.
+        case rejected
+        /// The handshake failed for another reason (no common version or cipher, not TLS…).
+        case failed
+    }
+
+    /// When the handshake ended.
+    public var t: CaptureTime
+    /// Client connection id.
+    public var connection: Int
+    /// Exchange id of the CONNECT request.
+    public var exchange: Int
+    /// `host:port` of the CONNECT.
+    public var authority: String
+    /// How it ended.
+    public var outcome: Outcome
+    /// The server name the client sent (SNI); nil when it sent none (an IP literal).
+    public var serverName: String?
+    /// Negotiated version: `TLSv1.3`, `TLSv1.2`…
+    public var version: String?
+    /// Negotiated application protocol (ALPN), if any.
+    public var alpn: String?
+    /// Negotiated cipher suite, by its IANA name.
+    public var cipher: String?
+    /// Why it failed, in words (rejected or failed).
+    public var reason: String?
+
+    /// Creates the event.
+    public init(t: CaptureTime, connection: Int, exchange: Int, authority: String, outcome: Outcome, serverName: String? = nil, version: String? = nil, alpn: String? = nil, cipher: String? = nil, reason: String? = nil) {
+        self.t = t
+        self.connection = connection
+        self.exchange = exchange
+        self.authority = authority
+        self.outcome = outcome
+        self.serverName = serverName
+        self.version = version
+        self.alpn = alpn
+        self.cipher = cipher
+        self.reason = reason
     }
 }

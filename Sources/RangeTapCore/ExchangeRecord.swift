@@ -102,6 +102,8 @@ public struct ExchangeLog: Sendable {
     public private(set) var connections = 0
     /// CONNECT tunnels.
     public private(set) var tunnels: [TunnelEvent] = []
+    /// TLS handshakes of intercepted tunnels, established or refused.
+    public private(set) var handshakes: [TLSEvent] = []
     /// Whether to keep each chunk event in its record (off for long live sessions).
     public var keepChunks: Bool
     /// Whether to replace URL passwords in request targets and URLs with `<redacted>`
@@ -187,6 +189,9 @@ public struct ExchangeLog: Sendable {
             return nil
         case .resume(let f):
             exchanges[f.exchange]?.closePause(at: f.t)
+            return nil
+        case .tls(let h):
+            handshakes.append(h)
             return nil
         case .tunnel(let t):
             tunnels.append(t)

@@ -24,6 +24,9 @@ public struct CurlRequest: Sendable {
     /// End the transfer when nothing arrives for this many milliseconds while it is not paused;
     /// 0, the default, sets none. It then fails with ``CurlMulti/idleTimeoutCode``.
     public var idleTimeoutMs: Int = 0
+    /// A PEM file of CA certificates trusted for https, in addition to the system's store
+    /// (`CURLOPT_CAINFO`, with `CURLOPT_CAPATH` kept on the system's directory).
+    public var caFile: String?
 
     /// Creates a request.
     public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {

@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 #if canImport(Glibc)
 import Glibc
@@ -65,6 +66,13 @@ public final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, request.bufferSize), "BUFFERSIZE")
         check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1), "TCP_NODELAY")
         check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, &errorBuffer), "ERRORBUFFER")
+        if let caFile = request.caFile {
+            check(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caFile), "CAINFO \(caFile)")
+            // CAINFO replaces the bundle; the system's hashed directory keeps its roots trusted.
+            if FileManager.default.fileExists(atPath: "/etc/ssl/certs") {
+                check(ccurl_easy_setopt_string(easy, CURLOPT_CAPATH, "/etc/ssl/certs"), "CAPATH")
+            }
+        }
         if request.insecure {
             check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
             check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")

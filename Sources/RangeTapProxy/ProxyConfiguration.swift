@@ -36,6 +36,14 @@ public struct ProxyConfiguration: Sendable {
     /// An upstream transfer that receives nothing for this many milliseconds (while not paused
     /// for a slow client) is ended: 504 if no head was sent, else a close. 0: no limit.
     public var upstreamIdleTimeoutMs: Int = 60_000
+    /// Directory of the local CA that intercepts CONNECT tunnels (created there if missing);
+    /// nil relays every tunnel opaquely, as bytes and times only.
+    public var caDirectory: String?
+    /// Hosts whose CONNECT tunnels stay opaque although a CA is set: exact names or IP
+    /// literals, or `*.example.com` for every subdomain of example.com (``HostPattern``).
+    public var noIntercept: [HostPattern] = []
+    /// A PEM file of extra CA certificates trusted for https upstreams, besides the system's.
+    public var upstreamCACertificates: String?
 
     /// A configuration with defaults for everything but the capture path.
     public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 512 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {

@@ -6,6 +6,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case upstreamIsProxy(String, String)
         case bindFailed(String, String)
         case setup(String)
+        case certificateAuthority(String)
+        case upstreamCACertificates(String, String)
     }
     private let code: Code
     private init(_ code: Code) { self.code = code }
@@ -20,6 +22,10 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func bindFailed(_ address: String, _ reason: String) -> Self { .init(.bindFailed(address, reason)) }
     /// libcurl or the capture could not be set up.
     public static func setup(_ reason: String) -> Self { .init(.setup(reason)) }
+    /// The local CA for interception could not be loaded or created.
+    public static func certificateAuthority(_ reason: String) -> Self { .init(.certificateAuthority(reason)) }
+    /// `--upstream-cacert` names a file that is not readable PEM.
+    public static func upstreamCACertificates(_ path: String, _ reason: String) -> Self { .init(.upstreamCACertificates(path, reason)) }
 
     public var description: String {
         switch code {
@@ -33,6 +39,10 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot listen on \(address): \(reason). Choose another port with --listen 127.0.0.1:PORT."
         case .setup(let reason):
             reason
+        case .certificateAuthority(let reason):
+            "cannot intercept HTTPS: \(reason). Pass --ca-dir DIR to use another directory, or --no-intercept '*' to relay tunnels without decrypting them."
+        case .upstreamCACertificates(let path, let reason):
+            "--upstream-cacert \(path): \(reason); it must be a PEM file of CA certificates (-----BEGIN CERTIFICATE-----)"
         }
     }
 }

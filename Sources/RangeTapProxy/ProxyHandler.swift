@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import RangeTapCore
 import RangeTapCurl
 
@@ -40,6 +41,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let deliverySlice = 32 * 1024
 
     private let shared: RecordingContext
+    private let session: ClientSession
     private let tunnels: TunnelStarter
     private let wire: ClientWire
     private let headSlot: ClientHeadSlot
@@ -59,8 +61,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
 
-    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads) {
+    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
         self.rawHeads = rawHeads
+        self.session = session
         self.shared = shared
         self.tunnels = tunnels
         self.wire = wire
@@ -69,6 +72,18 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if let inherited = session.inherited {
+            // Added inside an intercepted tunnel: the connection is already open and counted.
+            connectionID = inherited.connection
+            requests = inherited.requests
+            sendBuffer = inherited.sendBuffer
+        }
+    }
+
+    /// The connection's id, its request count and send buffer, for the handler that carries on
+    /// its requests inside an intercepted tunnel.
+    var inheritance: ClientSession.Inherited {
+        ClientSession.Inherited(connection: connectionID, requests: requests, sendBuffer: sendBuffer)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -111,10 +126,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let id = shared.nextExchangeID()
             if head.method == .CONNECT {
                 recordRequest(head, t: t, exchange: id, url: nil)
-                tunnels.start(head: head, exchange: id, connection: connectionID, context: context)
+                if session.origin != nil {
+                    let message = "CONNECT inside an intercepted tunnel (to \(session.origin ?? "?")) is not supported; connect to the proxy directly"
+                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: "refused", message: message, status: 405)))
+                    respond(.methodNotAllowed, message: message, keepAlive: false, context: context)
+                    return
+                }
+                tunnels.start(head: head, exchange: id, connection: connectionID, handler: self, context: context)
                 return
             }
-            switch RequestTarget.resolve(head.uri, upstream: shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
+            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
             case .success(let url):
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {
@@ -178,6 +199,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        // A TLS client closing its socket without close_notify: the same hang-up.
+        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+            context.close(promise: nil)
+            return
+        }
         // ClientProtocolErrorHandler has already answered a malformed request (400, or 431).
         let problem = ClientRequestError.describing(error)
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? "bad-request" : "client", message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
@@ -203,6 +229,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             body: body ?? (p.head.method == .POST || p.head.method == .PUT ? [] : nil),
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
+        request.caFile = shared.configuration.upstreamCACertificates
         exchange.start(request)
     }
 
@@ -244,10 +271,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 let before = wire.written
                 context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
-                map.note(before: before, after: wire.written, size: n)
+                if session.tls {
+                    // TLS encrypts on flush: flushing each slice puts its records on the wire now,
+                    // so the span of encrypted bytes that carries it is known.
+                    context.flush()
+                    map.note(encryptedFrom: before, to: wire.written, size: n)
+                } else {
+                    map.note(before: before, after: wire.written, size: n)
+                }
             }
             active?.map = map
-            context.flush()
+            if !session.tls { context.flush() }
         case .writeEnd(let close, let trailers):
             headSlot.trailers = trailers
             let finished = active

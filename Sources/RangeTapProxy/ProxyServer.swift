@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import RangeTapCore
 import RangeTapCurl
+import RangeTapTLS
 import Synchronization
 
 /// The recording proxy: a SwiftNIO HTTP/1.1 listener for clients, libcurl for upstream, and a
@@ -20,6 +21,10 @@ public final class ProxyServer: Sendable {
     private let serverChannel = Mutex<(any Channel)?>(nil)
     private let clients = ClientRegistry()
     private let stopped = Mutex(false)
+    /// The CA that signs intercepted hosts' certificates, when interception is on.
+    public let certificateAuthority: CertificateAuthority?
+    /// Whether ``certificateAuthority`` was created by this server (it did not exist).
+    public let createdCertificateAuthority: Bool
 
     /// Creates the capture and the upstream engine; nothing listens until ``start()``.
     /// `lineSink` receives one line per finished exchange (the CLI prints them to stderr).
@@ -28,6 +33,24 @@ public final class ProxyServer: Sendable {
             throw .remoteListenNotAllowed(configuration.listenHost)
         }
         try configuration.validateUpstream()
+        if let file = configuration.upstreamCACertificates {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw .upstreamCACertificates(file, "cannot read it") }
+            guard text.contains("-----BEGIN CERTIFICATE-----") else { throw .upstreamCACertificates(file, "it holds no certificate") }
+        }
+        var intercept: InterceptContexts?
+        if let dir = configuration.caDirectory {
+            do {
+                let (authority, created) = try CertificateAuthority.loadOrCreate(in: dir)
+                intercept = InterceptContexts(leaves: try LeafCertificates(authority: authority))
+                certificateAuthority = authority
+                createdCertificateAuthority = created
+            } catch {
+                throw .certificateAuthority(error.description)
+            }
+        } else {
+            certificateAuthority = nil
+            createdCertificateAuthority = false
+        }
         self.configuration = configuration
         self.logger = logger
         let (clock, wallMicros) = MonotonicClock.anchoredToWallClock()
@@ -47,7 +70,7 @@ public final class ProxyServer: Sendable {
             writer.close()
             throw .setup(error.description)
         }
-        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, multi: multi)
+        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, multi: multi, intercept: intercept)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
     }
 
@@ -85,24 +108,31 @@ public final class ProxyServer: Sendable {
         return port
     }
 
-    /// A client connection's pipeline, first to last: TCP accounting, the raw request-head
-    /// tap, the response encoder, NIO's request decoder and pipelining, the protocol-error
-    /// answers, and the proxy. Called on the channel's event loop.
+    /// A client connection's pipeline, first to last: TCP accounting, then the HTTP handlers
+    /// (``addHTTPHandlers(to:context:wire:session:names:)``). Called on the channel's event loop.
     static func addClientHandlers(to channel: any Channel, context: RecordingContext) throws {
-        let sync = channel.pipeline.syncOperations
-        let names = TunnelStarter.httpHandlerNames
         let wire = ClientWire()
-        try sync.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
+        try channel.pipeline.syncOperations.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
+        try addHTTPHandlers(to: channel.pipeline.syncOperations, context: context, wire: wire, session: .plain, names: TunnelStarter.httpHandlerNames)
+    }
+
+    /// The HTTP/1.1 handlers, added last, in order: the raw request-head tap, the response
+    /// encoder, NIO's request decoder and pipelining, the protocol-error answers, and the proxy.
+    /// The same handlers serve the plain listener and the inside of an intercepted tunnel.
+    static func addHTTPHandlers(to sync: ChannelPipeline.SynchronousOperations, context: RecordingContext, wire: ClientWire, session: ClientSession, names: TunnelStarter.HandlerNames) throws {
         let rawHeads = RawRequestHeads()
         let headTimeout = context.configuration.headTimeoutMs > 0 ? TimeAmount.milliseconds(Int64(context.configuration.headTimeoutMs)) : nil
-        try sync.addHandler(RawRequestTap(heads: rawHeads, headTimeout: headTimeout), name: "rangetap-raw-heads")
+        try sync.addHandler(RawRequestTap(heads: rawHeads, headTimeout: headTimeout), name: names.rawHeads)
         let headSlot = ClientHeadSlot()
-        try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names[0])
-        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names[1])
-        try sync.addHandler(HTTPServerPipelineHandler(), name: names[2])
-        try sync.addHandler(ClientProtocolErrorHandler(), name: names[3])
-        try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context), wire: wire, headSlot: headSlot, rawHeads: rawHeads), name: names[4])
+        try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names.encoder)
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
+        try sync.addHandler(HTTPServerPipelineHandler(), name: names.pipelining)
+        try sync.addHandler(ClientProtocolErrorHandler(), name: names.errors)
+        try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context, wire: wire), wire: wire, headSlot: headSlot, rawHeads: rawHeads, session: session), name: names.proxy)
     }
+
+    /// Leaf certificates minted so far (0 without interception).
+    public var mintedCertificates: Int { context.intercept?.leaves.minted ?? 0 }
 
     /// The bound port, once started.
     public var localPort: Int { context.boundPort.load(ordering: .relaxed) }

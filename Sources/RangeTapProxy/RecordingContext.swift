@@ -1,4 +1,5 @@
 import NIOCore
+import RangeTapTLS
 import RangeTapCore
 import RangeTapCurl
 import Synchronization
@@ -9,6 +10,8 @@ final class RecordingContext: Sendable {
     let writer: CaptureWriter
     let clock: MonotonicClock
     let multi: CurlMulti
+    /// TLS contexts for intercepted tunnels; nil when tunnels stay opaque.
+    let intercept: InterceptContexts?
     let allocator = ByteBufferAllocator()
     private let exchangeIDs = Atomic<Int>(0)
     private let connectionIDs = Atomic<Int>(0)
@@ -17,7 +20,8 @@ final class RecordingContext: Sendable {
     /// ``Exchange`` objects alive (for leak checks).
     let liveExchanges = Atomic<Int>(0)
 
-    init(configuration: ProxyConfiguration, writer: CaptureWriter, clock: MonotonicClock, multi: CurlMulti) {
+    init(configuration: ProxyConfiguration, writer: CaptureWriter, clock: MonotonicClock, multi: CurlMulti, intercept: InterceptContexts?) {
+        self.intercept = intercept
         self.configuration = configuration
         self.writer = writer
         self.clock = clock
@@ -26,6 +30,11 @@ final class RecordingContext: Sendable {
 
     func nextExchangeID() -> Int { exchangeIDs.add(1, ordering: .relaxed).newValue }
     func nextConnectionID() -> Int { connectionIDs.add(1, ordering: .relaxed).newValue }
+
+    /// Whether a CONNECT to `host` is intercepted (a CA is set and no `--no-intercept` names it).
+    func intercepts(_ host: String) -> Bool {
+        intercept != nil && !configuration.noIntercept.contains { $0.matches(host) }
+    }
 
     /// Lines as the capture stores them: secrets redacted unless the user keeps them.
     func redact(_ lines: [HeaderLine]) -> [HeaderLine] {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RangeTapCore
 import RangeTapProxy
+import RangeTapTLS
 
 /// `rangetap record`: the recording proxy.
 struct RecordCommand: AsyncParsableCommand {
@@ -39,6 +40,15 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
     var insecure = false
 
+    @Option(name: .long, help: ArgumentHelp("Directory of rangetap's local CA, which intercepts HTTPS (CONNECT) tunnels; created there on first use.", valueName: "DIR"))
+    var caDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("Relay CONNECT tunnels to HOST opaquely, without decrypting them (repeatable): a name, an IP, *.example.com for its subdomains, or '*' for every host.", valueName: "HOST"))
+    var noIntercept: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).", valueName: "FILE"))
+    var upstreamCacert: String?
+
     @Option(name: .long, help: "Close a connection whose request head is not whole this long after its first byte (slowloris), answering 408: 500ms, 2s, 1m; 0 for no limit.")
     var headTimeout = "30s"
 
@@ -53,6 +63,9 @@ struct RecordCommand: AsyncParsableCommand {
         do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error)") }
         do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error)") }
         if let s = clientSndbuf, s < 1024 { throw ValidationError("--client-sndbuf must be at least 1024 bytes") }
+        for pattern in noIntercept where HostPattern(pattern) == nil {
+            throw ValidationError("--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
+        }
     }
 
     func run() async throws {
@@ -70,6 +83,10 @@ struct RecordCommand: AsyncParsableCommand {
             allowRemote: allowRemote, insecureUpstream: insecure)
         config.headTimeoutMs = try DurationText.milliseconds(headTimeout)
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
+        config.noIntercept = noIntercept.compactMap(HostPattern.init)
+        // '*' relays every tunnel opaquely: no CA is needed.
+        config.caDirectory = config.noIntercept.contains { $0.matches("any.host.invalid") && $0.matches("192.0.2.1") } ? nil : (caDir ?? CertificateAuthorityLocation.directory)
+        config.upstreamCACertificates = upstreamCacert
         let stderr = StandardError()
         do {
             // Before anything is bound: an upstream that is this proxy would loop.
@@ -98,6 +115,13 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let mode = upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" } ?? "forward proxy (curl -x http://\(address.authority(port: port)))"
         stderr.write("rangetap: recording to \(output) — \(mode) on \(address.authority(port: port)); Ctrl-C to stop")
+        if let ca = server.certificateAuthority {
+            if server.createdCertificateAuthority {
+                stderr.write("rangetap: created a local CA in \(ca.directory) to intercept HTTPS; clients must trust \(ca.certificatePath) (rangetap ca info says how)")
+            } else {
+                stderr.write("rangetap: intercepting HTTPS with the CA in \(ca.directory) (rangetap ca info)")
+            }
+        }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let s = server.summary

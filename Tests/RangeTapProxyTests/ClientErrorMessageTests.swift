@@ -56,7 +56,7 @@ struct ClientErrorMessageTests {
         let config = ProxyConfiguration(listenPort: 0, capturePath: path)
         let writer = try CaptureWriter(path: path, header: CaptureHeader(tool: "t", startedAt: "2026-11-23T00:00:00Z", bodies: true, redacted: true, listen: "127.0.0.1:0", upstream: nil), clock: clock)
         let multi = try CurlMulti()
-        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: multi)
+        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: multi, intercept: nil)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await ServerBootstrap(group: group)
             .childChannelOption(.allowRemoteHalfClosure, value: true)

@@ -26,6 +26,12 @@ public final class ProxyHarness: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`.
     public var url: String { "http://127.0.0.1:\(port)" }
 
+    /// The intercepting CA's certificate file, when the proxy intercepts HTTPS.
+    public var caCertificate: String? { server.certificateAuthority?.certificatePath }
+
+    /// curl arguments that make curl trust the intercepting CA (none without one).
+    public var curlTrust: [String] { caCertificate.map { ["--cacert", $0] } ?? [] }
+
     /// Stops the proxy (closing the capture) and reads the capture back.
     public func stopAndRead() async throws -> RecordedCapture {
         await server.stop()
@@ -41,6 +47,9 @@ public struct RecordedCapture {
     public let events: [CaptureEvent]
     /// Exchanges in request order, with their chunks.
     public let exchanges: [ExchangeRecord]
+
+    /// Exchanges but CONNECTs (the requests a client made to origins).
+    public var requests: [ExchangeRecord] { exchanges.filter { $0.method != "CONNECT" } }
 
     /// Reads the capture at `path`.
     public init(path: String) throws {

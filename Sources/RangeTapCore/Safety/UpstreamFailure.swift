@@ -18,6 +18,15 @@ public enum UpstreamFailure {
         if headTooLarge {
             return "the upstream's response head is larger than libcurl accepts (\(headerLineLimit / 1024) KB per header line, \(headLimit / 1024) KB for the whole head), so rangetap cannot read or forward it; look at the origin's headers with curl -sv URL -o /dev/null (libcurl said: \(message)) (curl error \(curlCode))"
         }
+        if curlCode == 60 || curlCode == 51 || curlCode == 83 {
+            return "the upstream's TLS certificate failed verification: \(message). If the origin uses a private or self-signed CA, pass --upstream-cacert FILE (PEM) to trust it; --insecure skips verification altogether (curl error \(curlCode))"
+        }
+        if curlCode == 77 {
+            return "the CA certificates for upstream verification cannot be read: \(message); check --upstream-cacert (curl error \(curlCode))"
+        }
+        if curlCode == 35 {
+            return "the TLS handshake with the upstream failed: \(message) (curl error \(curlCode))"
+        }
         return "\(message) (curl error \(curlCode))"
     }
 }

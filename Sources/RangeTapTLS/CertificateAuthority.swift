@@ -1,0 +1,182 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// rangetap's local certificate authority: an EC P-256 key and a self-signed CA certificate in
+/// a directory (`~/.rangetap/` by default). Leaf certificates for intercepted hosts are signed
+/// with it (see ``LeafCertificates``); clients that trust its certificate accept them.
+///
+/// The private key is written once, mode 0600, and never leaves this type: it is not part of
+/// any description, error message or capture.
+public struct CertificateAuthority: Sendable {
+    /// File name of the CA certificate (PEM) in its directory.
+    public static let certificateFileName = "rangetap-ca.pem"
+    /// File name of the CA private key (PEM, mode 0600) in its directory.
+    public static let keyFileName = "rangetap-ca-key.pem"
+    /// How long a new CA certificate is valid.
+    public static let validity: TimeInterval = 10 * 365 * 86_400
+
+    /// The directory holding both files.
+    public let directory: String
+    /// The CA certificate.
+    public let certificate: Certificate
+    /// The CA certificate as PEM text.
+    public let certificatePEM: String
+    /// The CA's private key (X509's Sendable wrapper of the P-256 key).
+    let key: Certificate.PrivateKey
+
+    /// `~/.rangetap` (from `$HOME`).
+    public static var defaultDirectory: String {
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return (home as NSString).appendingPathComponent(".rangetap")
+    }
+
+    /// Path of the certificate file.
+    public var certificatePath: String { (directory as NSString).appendingPathComponent(Self.certificateFileName) }
+    /// Path of the key file.
+    public var keyPath: String { (directory as NSString).appendingPathComponent(Self.keyFileName) }
+
+    /// SHA-256 of the certificate's DER bytes, as colon-separated upper-case hex (what
+    /// `openssl x509 -fingerprint -sha256` prints).
+    public var fingerprintSHA256: String {
+        var der = DER.Serializer()
+        guard (try? der.serialize(certificate)) != nil else { return "?" }
+        return SHA256.hash(data: der.serializedBytes).map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+
+    /// The CA's subject, as text.
+    public var subject: String { certificate.subject.description }
+
+    /// The end of the certificate's validity.
+    public var notValidAfter: Date { certificate.notValidAfter }
+
+    init(directory: String, certificate: Certificate, certificatePEM: String, key: Certificate.PrivateKey) {
+        self.directory = directory
+        self.certificate = certificate
+        self.certificatePEM = certificatePEM
+        self.key = key
+    }
+
+    /// Loads the CA in `directory`, or creates one there when it holds none. `created` says which.
+    public static func loadOrCreate(in directory: String) throws(TLSError) -> (authority: CertificateAuthority, created: Bool) {
+        if let existing = try load(from: directory) { return (existing, false) }
+        return (try create(in: directory), true)
+    }
+
+    /// Loads the CA in `directory`; nil when neither file exists.
+    public static func load(from directory: String) throws(TLSError) -> CertificateAuthority? {
+        let certPath = (directory as NSString).appendingPathComponent(certificateFileName)
+        let keyPath = (directory as NSString).appendingPathComponent(keyFileName)
+        let fm = FileManager.default
+        let hasCert = fm.fileExists(atPath: certPath)
+        let hasKey = fm.fileExists(atPath: keyPath)
+        if !hasCert && !hasKey { return nil }
+        guard hasCert else { throw .unreadable(certPath, "the file is missing but its key \(keyPath) exists") }
+        guard hasKey else { throw .unreadable(keyPath, "the file is missing but its certificate \(certPath) exists") }
+        var st = stat()
+        guard stat(keyPath, &st) == 0 else { throw .unreadable(keyPath, String(cString: strerror(errno))) }
+        if st.st_mode & 0o077 != 0 {
+            throw .keyTooOpen(keyPath, mode: String(st.st_mode & 0o777, radix: 8))
+        }
+        let certText: String
+        let keyText: String
+        do {
+            certText = try String(contentsOfFile: certPath, encoding: .utf8)
+        } catch {
+            throw .unreadable(certPath, "\(error.localizedDescription)")
+        }
+        do {
+            keyText = try String(contentsOfFile: keyPath, encoding: .utf8)
+        } catch {
+            throw .unreadable(keyPath, "\(error.localizedDescription)")
+        }
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(pemEncoded: certText)
+        } catch {
+            throw .unreadable(certPath, "not a PEM certificate")
+        }
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: keyText)
+        } catch {
+            throw .unreadable(keyPath, "not a PEM EC P-256 private key")
+        }
+        guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
+            throw .unreadable(keyPath, "the key does not belong to the certificate \(certPath)")
+        }
+        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: certText, key: Certificate.PrivateKey(key))
+    }
+
+    /// Creates a new CA in `directory` (made 0700 if missing). Fails if either file exists.
+    public static func create(in directory: String, now: Date = Date()) throws(TLSError) -> CertificateAuthority {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw .directory(directory, "it is a file, not a directory") }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .directory(directory, error.localizedDescription)
+            }
+        }
+        let key = P256.Signing.PrivateKey()
+        let certificate: Certificate
+        let pem: String
+        do {
+            let host = ProcessInfo.processInfo.hostName
+            let name = try DistinguishedName {
+                OrganizationName("rangetap")
+                CommonName("rangetap local CA (\(host.prefix(40)))")
+            }
+            let publicKey = Certificate.PublicKey(key.publicKey)
+            certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
+                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(validity),
+                issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                    SubjectKeyIdentifier(hash: publicKey)
+                },
+                issuerPrivateKey: Certificate.PrivateKey(key))
+            pem = try certificate.serializeAsPEM().pemString + "\n"
+        } catch {
+            throw .directory(directory, "cannot build the CA certificate: \(error)")
+        }
+        let keyPath = (directory as NSString).appendingPathComponent(keyFileName)
+        let certPath = (directory as NSString).appendingPathComponent(certificateFileName)
+        try writeExclusive(keyPath, key.pemRepresentation + "\n", mode: 0o600)
+        do {
+            try writeExclusive(certPath, pem, mode: 0o644)
+        } catch {
+            unlink(keyPath)
+            throw error
+        }
+        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: pem, key: Certificate.PrivateKey(key))
+    }
+
+    /// Writes a new file with `mode` from its creation (O_EXCL: never over an existing one).
+    private static func writeExclusive(_ path: String, _ text: String, mode: mode_t) throws(TLSError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            let why = errno == EEXIST ? "the file already exists (remove both CA files to make a new CA)" : String(cString: strerror(errno))
+            throw .directory(path, why)
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let why = String(cString: strerror(errno))
+                unlink(path)
+                throw .directory(path, why)
+            }
+            done += n
+        }
+        fchmod(fd, mode)
+    }
+}

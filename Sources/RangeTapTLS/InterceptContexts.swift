@@ -1,0 +1,63 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The server-side TLS contexts that terminate intercepted CONNECT tunnels, one per host asked
+/// for in a CONNECT (made on its first tunnel, then reused). A context presents that host's
+/// leaf, so a client that sends no SNI (an IP literal) still gets a certificate for what it
+/// asked; when the client's SNI names another host, the handshake switches to that host's leaf.
+public final class InterceptContexts: Sendable {
+    /// Application protocols offered to clients, in order of preference.
+    public let applicationProtocols: [String]
+    /// The minted certificates.
+    public let leaves: LeafCertificates
+    private let contexts = Mutex<[String: NIOSSLContext]>([:])
+
+    /// Contexts signing with `leaves`, offering `applicationProtocols` by ALPN.
+    public init(leaves: LeafCertificates, applicationProtocols: [String] = ["http/1.1"]) {
+        self.leaves = leaves
+        self.applicationProtocols = applicationProtocols
+    }
+
+    /// Contexts made so far.
+    public var count: Int { contexts.withLock { $0.count } }
+
+    /// The context for tunnels to `host`.
+    public func context(for host: String) throws(TLSError) -> NIOSSLContext {
+        let key = LeafCertificates.normalize(host)
+        if let existing = contexts.withLock({ $0[key] }) { return existing }
+        let leaf = try leaves.certificate(for: key)
+        let leaves = self.leaves
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(leaf), .certificate(leaves.caCertificate)],
+            privateKey: .privateKey(leaves.privateKey))
+        configuration.applicationProtocols = applicationProtocols
+        configuration.sslContextCallback = { values, promise in
+            guard let sni = values.serverHostname, LeafCertificates.normalize(sni) != key else {
+                promise.succeed(.noChanges)
+                return
+            }
+            do {
+                var change = NIOSSLContextConfigurationOverride()
+                change.certificateChain = [.certificate(try leaves.certificate(for: sni)), .certificate(leaves.caCertificate)]
+                change.privateKey = .privateKey(leaves.privateKey)
+                promise.succeed(change)
+            } catch {
+                promise.fail(error)
+            }
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw .minting(host: key, "cannot make a TLS context: \(error)")
+        }
+        return contexts.withLock { cache in
+            if let raced = cache[key] { return raced }
+            if cache.count >= LeafCertificates.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = context
+            return context
+        }
+    }
+}

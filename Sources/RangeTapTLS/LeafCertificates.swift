@@ -1,0 +1,113 @@
+import Crypto
+import Foundation
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// Leaf certificates for intercepted hosts, signed by a ``CertificateAuthority`` and kept in
+/// memory: minted on a host's first connection, reused after, re-minted when half their
+/// validity is gone. One P-256 key, made when this object is, serves every leaf; it is never
+/// written anywhere.
+public final class LeafCertificates: Sendable {
+    /// How long a minted leaf is valid (from an hour before it was made, for skewed clocks).
+    public static let validity: TimeInterval = 48 * 3600
+    /// Hosts remembered at most; the cache starts over past this.
+    static let cacheLimit = 10_000
+
+    private struct Leaf {
+        var certificate: NIOSSLCertificate
+        var minted: Date
+    }
+
+    private let authority: CertificateAuthority
+    private let leafKey: Certificate.PrivateKey
+    /// The leaf key for NIOSSL.
+    let privateKey: NIOSSLPrivateKey
+    /// The CA certificate for NIOSSL, sent after the leaf.
+    let caCertificate: NIOSSLCertificate
+    private let leaves = Mutex<[String: Leaf]>([:])
+    private let mintCount = Atomic<Int>(0)
+
+    /// Prepares minting with `authority`.
+    public init(authority: CertificateAuthority) throws(TLSError) {
+        self.authority = authority
+        let key = P256.Signing.PrivateKey()
+        leafKey = Certificate.PrivateKey(key)
+        do {
+            privateKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+            caCertificate = try NIOSSLCertificate(bytes: Array(authority.certificatePEM.utf8), format: .pem)
+        } catch {
+            throw .minting(host: "*", "NIOSSL refused the key or CA certificate: \(error)")
+        }
+    }
+
+    /// Leaves minted so far (the cache's misses).
+    public var minted: Int { mintCount.load(ordering: .relaxed) }
+
+    /// The leaf for `host` (a name or an IP literal, IPv6 with or without brackets), from the
+    /// cache when one younger than half its validity is there.
+    public func certificate(for host: String, now: Date = Date()) throws(TLSError) -> NIOSSLCertificate {
+        let key = Self.normalize(host)
+        if let leaf = leaves.withLock({ $0[key] }), now.timeIntervalSince(leaf.minted) < Self.validity / 2 {
+            return leaf.certificate
+        }
+        let der = try mint(key, now: now)
+        let certificate: NIOSSLCertificate
+        do {
+            certificate = try NIOSSLCertificate(bytes: der, format: .der)
+        } catch {
+            throw .minting(host: key, "NIOSSL refused the certificate: \(error)")
+        }
+        mintCount.add(1, ordering: .relaxed)
+        leaves.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = Leaf(certificate: certificate, minted: now)
+        }
+        return certificate
+    }
+
+    /// Lower-case, without IPv6 brackets or a trailing dot.
+    static func normalize(_ host: String) -> String {
+        var h = host.lowercased()
+        if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h.hasSuffix(".") && h.count > 1 { h.removeLast() }
+        return h
+    }
+
+    /// The DER bytes of a new leaf for `host`: subject CN and one subject alternative name (a DNS
+    /// name, or an IP address for a literal), serverAuth, signed by the CA.
+    func mint(_ host: String, now: Date) throws(TLSError) -> [UInt8] {
+        do {
+            let name = try DistinguishedName {
+                OrganizationName("rangetap interception")
+                CommonName(String(host.prefix(64)))
+            }
+            let san: GeneralName
+            if let ip = IPLiteral.bytes(host) {
+                san = .ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip)))
+            } else {
+                san = .dnsName(host)
+            }
+            let publicKey = leafKey.publicKey
+            let caKey = authority.key.publicKey
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
+                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Self.validity),
+                issuer: authority.certificate.subject, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    Critical(KeyUsage(digitalSignature: true))
+                    try ExtendedKeyUsage([.serverAuth])
+                    SubjectAlternativeNames([san])
+                    AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: caKey).keyIdentifier)
+                },
+                issuerPrivateKey: authority.key)
+            var der = DER.Serializer()
+            try der.serialize(certificate)
+            return der.serializedBytes
+        } catch {
+            throw .minting(host: host, "\(error)")
+        }
+    }
+}

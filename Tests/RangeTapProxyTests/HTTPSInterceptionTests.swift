@@ -1,0 +1,170 @@
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+import RangeTapTestSupport
+import Testing
+
+/// HTTPS interception with real peers: nginx over TLS, curl, Python, an untrusting client, a
+/// self-signed upstream, `--no-intercept` hosts.
+@Suite(.serialized)
+struct HTTPSInterceptionTests {
+    let dir: String
+    let file: Data
+    let origins: SchemeOrigins
+
+    init() throws {
+        dir = Paths.temporaryDirectory("www-tls")
+        file = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+        try file.write(to: URL(fileURLWithPath: dir + "/f.bin"))
+        origins = try SchemeOrigins(root: dir)
+    }
+
+    func curl(_ args: [String]) throws -> CommandResult {
+        try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", ""] + args)
+    }
+
+    func handshakes(_ capture: RecordedCapture) -> [TLSEvent] {
+        capture.events("tls").compactMap { if case .tls(let e) = $0 { e } else { nil } }
+    }
+
+    @Test func sniIsRecordedAndLeavesAreMintedOncePerHost() async throws {
+        let proxy = try await origins.proxy()
+        for host in ["localhost", "localhost", "127.0.0.1"] {
+            let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["-r", "0-99", origins.url(.https, "f.bin", host: host), "-o", "/dev/null", "-w", "%{http_code}"])
+            #expect(r.text == "206", "\(host): \(r.stderr)")
+        }
+        #expect(proxy.server.mintedCertificates == 2, "one leaf for localhost (reused by the second tunnel), one for 127.0.0.1")
+        let capture = try await proxy.stopAndRead()
+        let tls = handshakes(capture)
+        #expect(tls.map(\.serverName) == ["localhost", "localhost", nil], "an IP literal sends no SNI")
+        #expect(tls.allSatisfy { $0.outcome == .established })
+        #expect(capture.requests.map(\.url) == ["https://localhost:\(origins.secure.port)/f.bin", "https://localhost:\(origins.secure.port)/f.bin", "https://127.0.0.1:\(origins.secure.port)/f.bin"])
+        for ex in capture.requests {
+            #expect(try capture.body(of: ex) == file.prefix(100))
+        }
+    }
+
+    @Test func theCAKeyIsPrivateAndNeverRecorded() async throws {
+        let proxy = try await origins.proxy()
+        let ca = try #require(proxy.server.certificateAuthority)
+        var st = stat()
+        #expect(stat(ca.keyPath, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        _ = try curl(["-x", proxy.url] + proxy.curlTrust + [origins.url(.https, "f.bin"), "-o", "/dev/null"])
+        _ = try await proxy.stopAndRead()
+        let keyBody = try String(contentsOfFile: ca.keyPath, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let events = try String(contentsOfFile: proxy.capturePath + "/events.jsonl", encoding: .utf8)
+        #expect(!keyBody.isEmpty && !events.contains(keyBody) && !events.contains(String(keyBody.prefix(24))))
+    }
+
+    @Test func aClientThatDoesNotTrustTheCAIsRecordedAsRejectedAndTheProxyKeepsServing() async throws {
+        let proxy = try await origins.proxy()
+        let refused = try curl(["-x", proxy.url, origins.url(.https, "f.bin", host: "localhost"), "-o", "/dev/null"])
+        #expect(refused.status == 60, "curl without rangetap's CA fails verification: \(refused.status)")
+        // Python's ssl module (OpenSSL) as a second client that refuses.
+        let py = try runCommand(try Paths.tool("python3"), ["-c", """
+            import urllib.request, ssl, sys
+            h = urllib.request.ProxyHandler({"https": "\(proxy.url)"})
+            try:
+                urllib.request.build_opener(h).open("\(origins.url(.https, "f.bin", host: "localhost"))", timeout=10).read()
+                sys.exit(0)
+            except Exception as e:
+                print(type(e).__name__, e)
+                sys.exit(3)
+            """], environment: ProcessInfo.processInfo.environment.merging(["SSL_CERT_FILE": origins.tls.caFile]) { $1 })
+        #expect(py.status == 3, "python must refuse rangetap's leaf when it trusts only the origin CA: \(py.text)")
+        let ok = try curl(["-x", proxy.url] + proxy.curlTrust + [origins.url(.https, "f.bin", host: "localhost"), "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(ok.text == "200", "the proxy still serves after two refusals")
+        let capture = try await proxy.stopAndRead()
+        let tls = handshakes(capture)
+        #expect(tls.map(\.outcome) == [.rejected, .rejected, .established], "\(tls.map { "\($0.outcome): \($0.reason ?? "")" })")
+        #expect(tls.first?.reason?.contains("rangetap ca info") == true)
+        let inspect = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath])
+        #expect(inspect.status == 0)
+        #expect(inspect.text.contains("tls-client-rejected"), "\(inspect.text)")
+    }
+
+    @Test func pythonUrllibAndRequestsTrustTheCAThroughSSLCertFile() async throws {
+        let proxy = try await origins.proxy()
+        let ca = try #require(proxy.caCertificate)
+        let script = """
+            import urllib.request, hashlib, sys
+            h = urllib.request.ProxyHandler({"https": "\(proxy.url)"})
+            r = urllib.request.Request("\(origins.url(.https, "f.bin", host: "localhost"))", headers={"Range": "bytes=1000-1999"})
+            body = urllib.request.build_opener(h).open(r, timeout=10).read()
+            import requests
+            b2 = requests.get("\(origins.url(.https, "f.bin", host: "localhost"))", proxies={"https": "\(proxy.url)"}, headers={"Range": "bytes=0-9"}, timeout=10).content
+            print(hashlib.sha256(body).hexdigest(), len(b2))
+            """
+        let r = try runCommand(try Paths.tool("python3"), ["-c", script], environment: ProcessInfo.processInfo.environment.merging(["SSL_CERT_FILE": ca, "REQUESTS_CA_BUNDLE": ca]) { $1 })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.text == "\(sha256Hex(file[1000..<2000])) 10")
+        let capture = try await proxy.stopAndRead()
+        #expect(capture.requests.map(\.requestRange) == ["bytes=1000-1999", "bytes=0-9"])
+        #expect(handshakes(capture).allSatisfy { $0.outcome == .established })
+    }
+
+    @Test func aSelfSignedUpstreamGetsA502NamingTheReasonUntilItsCAIsGiven() async throws {
+        let selfSigned = try TestTLS.selfSigned()
+        let origin = try NginxServer(root: dir, tls: selfSigned)
+        defer { origin.stop() }
+        let target = "https://127.0.0.1:\(origin.port)/f.bin"
+        let caDir = Paths.temporaryDirectory("rangetap-ca")
+        let strict = try await ProxyHarness { $0.caDirectory = caDir }
+        let r = try curl(["-x", strict.url] + strict.curlTrust + [target, "-w", "\n%{http_code}"])
+        #expect(r.text.hasSuffix("\n502"))
+        #expect(r.text.contains("failed verification") && r.text.contains("--upstream-cacert"), "\(r.text)")
+        let capture = try await strict.stopAndRead()
+        let error = try #require(capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
+        #expect(error.kind == "upstream" && error.status == 502 && error.curlCode == 60)
+        let trusting = try await ProxyHarness { $0.caDirectory = caDir; $0.upstreamCACertificates = selfSigned.certificate }
+        let ok = try curl(["-x", trusting.url] + trusting.curlTrust + [target, "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(ok.text == "200")
+        _ = try await trusting.stopAndRead()
+    }
+
+    @Test func noInterceptHostsStayOpaque() async throws {
+        let proxy = try await origins.proxy { $0.noIntercept = [HostPattern("*.example.invalid")!, HostPattern("127.0.0.1")!] }
+        // curl trusts only the origin CA: it works only if rangetap does not intercept.
+        let r = try curl(["-x", proxy.url, "--cacert", origins.tls.caFile, origins.url(.https, "f.bin"), "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(r.text == "200")
+        let i = try curl(["-x", proxy.url] + proxy.curlTrust + [origins.url(.https, "f.bin", host: "localhost"), "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(i.text == "200")
+        let capture = try await proxy.stopAndRead()
+        let tunnels = capture.events("tunnel").compactMap { if case .tunnel(let e) = $0 { e } else { nil } }
+        #expect(tunnels.map(\.intercepted) == [nil, true])
+        #expect(tunnels.first?.down ?? 0 > Int64(file.count))
+        #expect(capture.requests.count == 1 && capture.requests.first?.url?.hasPrefix("https://localhost:") == true)
+        #expect(handshakes(capture).count == 1)
+    }
+
+    @Test func hostPatterns() {
+        let sub = HostPattern("*.Example.com")!
+        #expect(sub.matches("cdn.example.com") && sub.matches("a.b.EXAMPLE.com."))
+        #expect(!sub.matches("example.com") && !sub.matches("badexample.com"))
+        #expect(HostPattern("[::1]")!.matches("::1"))
+        #expect(HostPattern("*")!.matches("anything"))
+        #expect(HostPattern("") == nil && HostPattern("a*.com") == nil && HostPattern("*.") == nil)
+    }
+
+    @Test func ffprobeReadsAnMP4WithItsIndexAtTheEndOverHTTPS() async throws {
+        let media = try Media.directory()
+        let mediaOrigins = try SchemeOrigins(root: media)
+        let proxy = try await mediaOrigins.proxy()
+        let ca = try #require(proxy.caCertificate)
+        let url = mediaOrigins.url(.https, "moov-at-end.mp4", host: "localhost")
+        let r = try runCommand(try Paths.tool("ffprobe"), ["-v", "error", "-http_proxy", proxy.url, "-tls_verify", "1", "-ca_file", ca, "-show_entries", "format=duration", "-of", "csv=p=0", url], timeout: 120)
+        #expect(r.status == 0, "ffprobe: \(r.stderr)")
+        #expect(r.text.hasPrefix("20."))
+        let capture = try await proxy.stopAndRead()
+        let fileData = try Data(contentsOf: URL(fileURLWithPath: media + "/moov-at-end.mp4"))
+        let starts = capture.requests.compactMap { $0.chunks.first?.resourceOffset }
+        #expect(capture.requests.count >= 2)
+        #expect(starts.contains { $0 > Int64(fileData.count) / 2 }, "a request went to the index near the end: \(starts)")
+        for ex in capture.requests where ex.bytesReceived > 0 {
+            let start = Int(try #require(ex.chunks.first?.resourceOffset))
+            #expect(try capture.body(of: ex) == fileData[start..<start + Int(ex.bytesReceived)])
+        }
+        #expect(handshakes(capture).allSatisfy { $0.outcome == .established && $0.serverName == "localhost" })
+    }
+}
