@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "RangeTapCore",
                 "RangeTapProxy",
+                "RangeTapTLS",
                 "RangeTapCurl",
                 "RangeTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),

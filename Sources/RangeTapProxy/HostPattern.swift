@@ -8,7 +8,7 @@ public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
     /// Reads a pattern; nil when it is empty or has a `*` other than a leading `*.` or a lone `*`.
     public init?(_ text: String) {
         let t = Self.normalize(text)
-        if t == "*" {
+        if text == "*" {
             suffix = ""
             exact = nil
         } else if t.hasPrefix("*.") {
@@ -17,7 +17,7 @@ public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
             suffix = rest
             exact = nil
         } else {
-            guard !t.isEmpty, !t.contains("*") else { return nil }
+            guard !t.isEmpty, !t.contains("*"), !t.contains("/"), !t.contains(" ") else { return nil }
             suffix = nil
             exact = t
         }

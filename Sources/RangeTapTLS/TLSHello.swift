@@ -8,6 +8,12 @@ public enum TLSHello {
         public var serverName: String?
         /// Application protocols offered (ALPN), in the client's order.
         public var applicationProtocols: [String]
+
+        /// Creates one.
+        public init(serverName: String?, applicationProtocols: [String]) {
+            self.serverName = serverName
+            self.applicationProtocols = applicationProtocols
+        }
     }
 
     /// What a ServerHello chose.
@@ -16,6 +22,12 @@ public enum TLSHello {
         public var cipherSuite: UInt16
         /// The negotiated version's code point (`supported_versions` for TLS 1.3).
         public var version: UInt16
+
+        /// Creates one.
+        public init(cipherSuite: UInt16, version: UInt16) {
+            self.cipherSuite = cipherSuite
+            self.version = version
+        }
     }
 
     /// The outcome of reading a first record.

@@ -67,6 +67,10 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case http10 = "http10-response"
     case upstreamError = "upstream-error"
     case badRequest = "bad-request"
+    /// A client refused the certificate rangetap minted for an intercepted host.
+    case tlsClientRejected = "tls-client-rejected"
+    /// The TLS handshake of an intercepted tunnel failed for another reason.
+    case tlsFailed = "tls-failed"
     /// rangetap paused reading the origin because the client read slowly (not the origin's doing).
     case proxyPaused = "proxy-paused"
 
@@ -77,7 +81,7 @@ public enum FindingCode: String, Sendable, CaseIterable {
              .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
             .error
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
-             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest:
+             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected, .tlsFailed:
             .warn
         case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused:
             .info
