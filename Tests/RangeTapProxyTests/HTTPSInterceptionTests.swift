@@ -167,4 +167,35 @@ struct HTTPSInterceptionTests {
         }
         #expect(handshakes(capture).allSatisfy { $0.outcome == .established && $0.serverName == "localhost" })
     }
+
+    @Test func inspectExportReplayAndServeReadAnHTTPSCapture() async throws {
+        let proxy = try await origins.proxy()
+        let url = origins.url(.https, "f.bin", host: "localhost")
+        for range in ["0-65535", "65536-131071", "1000000-1099999"] {
+            let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["-r", range, url, "-o", "/dev/null", "-w", "%{http_code}"])
+            #expect(r.text == "206")
+        }
+        _ = try await proxy.stopAndRead()
+        let cap = proxy.capturePath
+        let inspect = try runCommand(Paths.rangetap, ["inspect", "--json", cap])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: inspect.stdout) as? [String: Any])
+        let urls = (json["exchanges"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+        #expect(urls.filter { $0 == url }.count == 3, "\(urls)")
+        let har = Paths.temporaryDirectory("https-har") + "/c.har"
+        let export = try runCommand(Paths.rangetap, ["export", cap, "--har", har, "--html", har + ".html"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let harJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])
+        let entries = ((harJSON["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        #expect(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }.filter { $0 == url }.count == 3)
+        let replay = try runCommand(Paths.rangetap, ["replay", cap, "--cache", "sparse"], timeout: 120)
+        #expect(replay.status == 0, "replay: \(replay.text) \(replay.stderr)")
+        // serve --ideal answers the captured bytes over plain HTTP.
+        let port = try freePort()
+        let server = try TestProcess(Paths.rangetap, ["serve", cap, "--ideal", "--listen", "127.0.0.1:\(port)", "--quiet"])
+        defer { server.stop(signal: SIGINT) }
+        try waitForPort(port)
+        let served = try curl(["-r", "70000-70099", "http://127.0.0.1:\(port)/f.bin"])
+        #expect(served.stdout == file[70000..<70100])
+    }
 }
