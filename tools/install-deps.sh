@@ -24,6 +24,9 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
     || { sleep 5; apt-get update -qq; apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
 fi
+# Python requests: a client of the HTTPS interception tests (PyPI when the image lacks it).
+python3 -c 'import requests' >/dev/null 2>&1 || python3 -m pip install -q requests >/dev/null \
+  || { sleep 5; python3 -m pip install -q requests; }
 # nginx's Debian package starts a system instance; rangetap's scripts run their own on other ports.
 if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
 command -v swift >/dev/null 2>&1 || { echo "install-deps: swift is not on PATH (expected the Swift 6.3 toolchain at /opt/swift)" >&2; exit 1; }
