@@ -80,6 +80,7 @@ let package = Package(
             name: "RangeTapReplay",
             dependencies: [
                 "RangeTapCore",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -109,6 +110,8 @@ let package = Package(
                 "RangeTapPlay",
                 "RangeTapReplay",
                 "RangeTapProbe",
+                "RangeTapTLS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

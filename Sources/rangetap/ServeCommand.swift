@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RangeTapCore
 import RangeTapReplay
+import RangeTapTLS
+import NIOSSL
 
 /// `rangetap serve`: a capture as an HTTP origin.
 struct ServeCommand: AsyncParsableCommand {
@@ -49,6 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Do not print a line per request.")
     var quiet = false
 
+    @Flag(name: .long, help: "Serve over HTTPS with a certificate minted by rangetap's CA (see --ca-dir), for clients that only fetch https URLs.")
+    var tls = false
+
+    @Option(name: .long, help: ArgumentHelp("Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"))
+    var caDir: String?
+
     func validate() throws {
         let address = try ListenAddress(listen)
         if !allowRemote && !Self.isLoopback(address.host) {
@@ -67,16 +75,32 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server: FixtureServer
         let port: Int
+        var context: NIOSSLContext?
+        var authority: CertificateAuthority?
+        if tls {
+            do {
+                let (ca, created) = try CertificateAuthority.loadOrCreate(in: caDir ?? CertificateAuthorityLocation.directory)
+                if created { stderr.write("rangetap: created a local CA in \(ca.directory); clients must trust \(ca.certificatePath) (rangetap ca info says how)") }
+                context = try InterceptContexts(leaves: try LeafCertificates(authority: ca)).context(for: address.host)
+                authority = ca
+            } catch {
+                stderr.write("rangetap: cannot serve over HTTPS: \(error)")
+                throw ExitCode(2)
+            }
+        }
         do {
             server = try FixtureServer(
                 capturePath: capture, mode: mode == .ideal ? FixtureServer.Mode.ideal : FixtureServer.Mode.faithful, host: address.host, port: address.port,
-                speed: speed, lineSink: sink)
+                speed: speed, tls: context, lineSink: sink)
             port = try await server.start()
         } catch {
             stderr.write("rangetap: \(error)")
             throw ExitCode(2)
         }
-        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on http://\(address.authority(port: port)); Ctrl-C to stop")
+        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on \(tls ? "https" : "http")://\(address.authority(port: port)); Ctrl-C to stop")
+        if let authority {
+            stderr.write("rangetap: the certificate is signed by \(authority.certificatePath): clients must trust it (curl --cacert \(authority.certificatePath))")
+        }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let t = server.traffic

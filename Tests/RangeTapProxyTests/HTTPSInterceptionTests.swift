@@ -197,5 +197,15 @@ struct HTTPSInterceptionTests {
         try waitForPort(port)
         let served = try curl(["-r", "70000-70099", "http://127.0.0.1:\(port)/f.bin"])
         #expect(served.stdout == file[70000..<70100])
+        // serve --tls: the same fixture over HTTPS, with a leaf from rangetap's CA.
+        let tlsPort = try freePort()
+        let caDir = try #require(proxy.server.certificateAuthority).directory
+        let tlsServer = try TestProcess(Paths.rangetap, ["serve", cap, "--ideal", "--tls", "--ca-dir", caDir, "--listen", "127.0.0.1:\(tlsPort)", "--quiet"])
+        defer { tlsServer.stop(signal: SIGINT) }
+        try waitForPort(tlsPort)
+        for host in ["127.0.0.1", "localhost"] {
+            let secure = try curl(["--cacert", caDir + "/rangetap-ca.pem", "-r", "70000-70099", "https://\(host):\(tlsPort)/f.bin"])
+            #expect(secure.status == 0 && secure.stdout == file[70000..<70100], "\(host): \(secure.stderr)")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import RangeTapCore
 import Synchronization
 
@@ -58,10 +59,14 @@ public final class FixtureServer: Sendable {
     private let clients = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let boundPort = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    private let tls: NIOSSLContext?
 
     /// Reads the capture at `capturePath`; nothing listens until ``start()``. `port` 0 picks a
     /// free port. `lineSink` receives one line per answered request.
-    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, lineSink: (@Sendable (String) -> Void)? = nil) throws {
+    /// With `tls`, it answers over HTTPS (a context presenting a certificate the client trusts,
+    /// such as one minted by rangetap's CA).
+    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, lineSink: (@Sendable (String) -> Void)? = nil) throws {
+        self.tls = tls
         let reader: CaptureReader
         do {
             reader = try CaptureReader(path: capturePath)
@@ -101,6 +106,7 @@ public final class FixtureServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         let responder = self.responder
+        let tls = self.tls
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -109,6 +115,7 @@ public final class FixtureServer: Sendable {
                 track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     // Requests are decoded by NIO; answers are written as raw bytes (no encoder),
                     // so recorded heads go out exactly as they were received.
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
@@ -131,7 +138,7 @@ public final class FixtureServer: Sendable {
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
     /// `http://HOST:PORT`.
-    public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var url: String { "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
     /// Requests and body bytes served so far.
     public var traffic: Traffic { responder.traffic }
