@@ -5,8 +5,10 @@ import RangeTapCore
 import RangeTapCurl
 import Synchronization
 
-/// One proxied request: the libcurl delegate on the upstream thread, and the messages it
-/// posts to its client connection's event loop.
+/// One proxied request's upstream half: the libcurl delegate on the upstream thread, and the
+/// messages it posts to its client connection's event loop, where ``ExchangeStateMachine``
+/// decides what they mean (including, with the client's side, whether the exchange ended or
+/// was cancelled).
 ///
 /// On the upstream thread, per libcurl write callback: a flow-control check and one copy of the
 /// bytes into the `ByteBuffer` that goes to the client. Per round of `curl_multi_perform` (the
@@ -20,40 +22,12 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         /// The final head, raw lines as libcurl delivered them.
         case head([HeaderLine])
         case body(ByteBuffer)
-        /// The body ended; trailer lines, if the origin sent any.
-        case end(trailers: [HeaderLine])
-        /// The transfer failed; `timedOut` when the upstream went silent (504 rather than 502).
-        case failed(String, timedOut: Bool)
-    }
-
-    /// What the client side knows when it is done with the exchange.
-    struct ClientOutcome {
-        /// When the client's close was seen, or when the last byte was seen acknowledged.
-        var t: CaptureTime
-        /// Body bytes that reached the client.
-        var delivered: Int64
-        /// How `delivered` was measured.
-        var measure: DeliveryMeasure
-        /// True when the client closed; false when it was seen to have every byte.
-        var gone: Bool
-        /// The client socket's send buffer.
-        var sendBuffer: Int?
-    }
-
-    /// What libcurl said when it completed the transfer.
-    private struct UpstreamEnd {
-        var t: CaptureTime
-        var received: Int64
-        var trailers: [HeaderLine]
-    }
-
-    /// Decides, exactly once, whether the exchange is an `end` or a `cancel`: only when both
-    /// halves are done. A client that closed before every byte reached it cancelled, even if
-    /// libcurl had the whole body.
-    private struct Settlement {
-        var upstream: UpstreamEnd?
-        var client: ClientOutcome?
-        var recorded = false
+        /// The body ended; trailer lines, if the origin sent any (as sent, for the client), and
+        /// the outcome for the capture.
+        case end(trailers: [HeaderLine], UpstreamOutcome)
+        /// The transfer failed or was aborted; `timedOut` when the upstream went silent (504
+        /// rather than 502).
+        case failed(String, timedOut: Bool, UpstreamOutcome)
     }
 
     let id: Int
@@ -62,7 +36,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     let flow: FlowControl
     private let loop: any EventLoop
     private let deliver: @Sendable (Exchange, Message) -> Void
-    private let settlement = Mutex(Settlement())
+    /// Set when the client side gave up on the exchange: the upstream thread stops reading.
+    private let aborted = Atomic<Bool>(false)
     /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
     private let transferRef = Mutex<CurlTransfer?>(nil)
 
@@ -99,37 +74,16 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         context.multi.start(t)
     }
 
-    /// Whether the client side has reported its outcome (upstream thread: stop reading).
-    private var clientGone: Bool { settlement.withLock { $0.client?.gone == true } }
-
-    /// Event loop: the client is done with this exchange: it closed (`gone`), or every body
-    /// byte was seen to reach it. Records the end or cancel if libcurl is done too; otherwise a
-    /// client that closed gets the upstream transfer aborted.
-    func clientDone(_ outcome: ClientOutcome) {
-        let event = settlement.withLock { s -> CaptureEvent? in
-            guard s.client == nil else { return nil }
-            s.client = outcome
-            return Self.settle(&s, exchange: id)
-        }
-        if let event {
-            context.writer.record(event)
-        } else if outcome.gone, let transfer = transferRef.withLock({ $0 }) {
-            context.multi.cancel(transfer)
-        }
+    /// Event loop: the client left mid-response: abort the upstream transfer. Its end comes back
+    /// as a `.failed` message (or `.end`, when libcurl had finished first).
+    func abort() {
+        aborted.store(true, ordering: .relaxed)
+        if let transfer = transferRef.withLock({ $0 }) { context.multi.cancel(transfer) }
     }
 
     /// Event loop: resume a transfer paused for back-pressure.
     func resume() {
         if let transfer = transferRef.withLock({ $0 }) { context.multi.unpause(transfer) }
-    }
-
-    private static func settle(_ s: inout Settlement, exchange: Int) -> CaptureEvent? {
-        guard !s.recorded, let u = s.upstream, let c = s.client else { return nil }
-        s.recorded = true
-        if c.gone && c.delivered < u.received {
-            return .cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure))
-        }
-        return .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure))
     }
 
     // MARK: CurlTransferDelegate (upstream thread)
@@ -159,7 +113,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
-        if clientGone { return .abort }
+        if aborted.load(ordering: .relaxed) { return .abort }
         guard flow.admit(bytes.count) else {
             passOn()
             context.writer.record(.pause(FlowEvent(t: context.clock.now(), exchange: id)))
@@ -198,40 +152,28 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
         transferRef.withLock { $0 = nil }
         let now = context.clock.now()
+        let clientLeft = aborted.load(ordering: .relaxed)
         switch result {
         case .ok:
             // libcurl has the whole body; whether it is an end or a cancel depends on the client.
             passOn()
-            let event = settlement.withLock { s -> CaptureEvent? in
-                s.upstream = UpstreamEnd(t: now, received: received, trailers: context.redact(assembler.trailers))
-                return Self.settle(&s, exchange: id)
-            }
-            if let event {
-                context.writer.record(event)
-            } else {
-                deliver(self, .end(trailers: assembler.trailers))
-            }
+            deliver(self, .end(trailers: assembler.trailers, UpstreamOutcome(t: now, received: received, trailers: context.redact(assembler.trailers))))
         case .failed, .cancelled:
-            let gone = settlement.withLock { s -> ClientOutcome? in
-                guard !s.recorded else { return nil }
-                s.recorded = true
-                return s.client ?? ClientOutcome(t: now, delivered: 0, measure: .writes, gone: false)
-            }
-            guard let gone else { return }
-            if gone.gone {
+            if clientLeft {
+                // Aborted because the client left: bytes not passed on were never delivered.
                 pending = nil
-                context.writer.record(.cancel(CancelEvent(t: gone.t, exchange: id, delivered: gone.delivered, received: received, sendBuffer: gone.sendBuffer, sha256: "", deliveredBy: gone.measure)))
+                deliver(self, .failed("the client left", timedOut: false, UpstreamOutcome(t: now, received: received)))
             } else if case .failed(let code, let message) = result {
                 passOn()
                 let timedOut = code == CurlMulti.idleTimeoutCode
                 let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
-                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? "upstream-timeout" : "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)))
-                deliver(self, .failed(text, timedOut: timedOut))
+                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? "upstream-timeout" : "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
+                deliver(self, .failed(text, timedOut: timedOut, UpstreamOutcome(t: now, received: received, failure: event)))
             } else {
                 // Cancelled without a client close: the proxy is shutting down.
                 passOn()
-                context.writer.record(.error(ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)))
-                deliver(self, .failed("rangetap is shutting down", timedOut: false))
+                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)
+                deliver(self, .failed("rangetap is shutting down", timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
             }
         }
     }

@@ -2,8 +2,16 @@ import NIOCore
 import NIOHTTP1
 import RangeTapCore
 
-/// The client-facing life of one exchange, on the event loop: what to write or do for each
-/// thing upstream or the client does. A value type; ``ProxyHandler`` carries out its actions.
+/// The whole life of one exchange, on its client connection's event loop: both halves — what
+/// to write to the client for each thing upstream does, when to abort or resume the upstream
+/// transfer, and, once both halves are done, whether it was an `end` or a `cancel`. A value
+/// type: ``ProxyHandler`` feeds it what the client socket and the upstream transfer (through
+/// ``Exchange``) report, carries out the ``Action`` it returns, and records what
+/// ``takeRecord()`` hands out. Every transition is tested without I/O.
+///
+/// End or cancel is decided exactly once, only when both halves are done: a client that closed
+/// before every byte reached it cancelled, even if libcurl had the whole body; an exchange whose
+/// every byte the client acknowledged ended, even if the client then closed.
 ///
 /// Response heads go to the client as the origin sent them, changed only where RFC 9110 and
 /// RFC 9112 require it of a proxy (``ForwardedResponseHead``, and the framing and `Connection`
@@ -44,6 +52,19 @@ struct ExchangeStateMachine {
     static let maxInterimRelayed = 32
 
     private(set) var state: State = .awaitingHead
+    /// The exchange and connection ids, for the events this machine produces.
+    let exchange: Int
+    let connection: Int
+    /// How the upstream transfer ended, once it has.
+    private(set) var upstream: UpstreamOutcome?
+    /// How the client side finished, once it has.
+    private(set) var client: ClientOutcome?
+    /// Whether the exchange's last event (end, cancel or error) has been produced.
+    private(set) var isSettled = false
+    /// The event waiting to be recorded (see ``takeRecord()``).
+    private var outbox: CaptureEvent?
+    /// Whether upstream delivered the whole body (false when it failed or was aborted).
+    private var upstreamCompleted = false
     /// Body bytes the client socket accepted.
     private(set) var bytesDelivered: Int64 = 0
     /// Whether the client wants the connection kept open after this exchange.
@@ -60,7 +81,9 @@ struct ExchangeStateMachine {
     /// Interim heads not relayed (over ``maxInterimRelayed``, or an HTTP/1.0 client).
     private(set) var interimHeld = 0
 
-    init(clientVersion: HTTPVersion, clientKeepAlive: Bool, method: String = "GET", clientAcceptsTrailers: Bool = false) {
+    init(clientVersion: HTTPVersion, clientKeepAlive: Bool, method: String = "GET", clientAcceptsTrailers: Bool = false, exchange: Int = 0, connection: Int = 0) {
+        self.exchange = exchange
+        self.connection = connection
         self.clientVersion = clientVersion
         self.clientKeepAlive = clientKeepAlive
         self.method = method
@@ -90,7 +113,9 @@ struct ExchangeStateMachine {
             forwarded = try HeaderForwarding.clientResponseHead(lines)
         } catch {
             state = .finished
-            return .respondWithError(.badGateway, message: "the upstream response head is unusable: \(error)")
+            let message = "the upstream response head is unusable: \(error)"
+            settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: "upstream", message: message, status: 502)))
+            return .respondWithError(.badGateway, message: message)
         }
         state = .streaming
         let status = UpstreamHeadAssembler.status(of: lines.first)
@@ -153,8 +178,11 @@ struct ExchangeStateMachine {
         return .writeBody(buffer)
     }
 
-    /// Upstream ended the body; `trailers` are its trailer lines (chunked bodies).
-    mutating func upstreamEnd(trailers: [HeaderLine] = []) -> Action {
+    /// Upstream ended the body; `trailers` are its trailer lines (chunked bodies), `outcome`
+    /// when and with how many bytes (for the settlement).
+    mutating func upstreamEnd(trailers: [HeaderLine] = [], outcome: UpstreamOutcome? = nil) -> Action {
+        upstream = outcome ?? UpstreamOutcome(t: 0, received: 0, trailers: trailers)
+        upstreamCompleted = true
         switch state {
         case .streaming:
             state = .finished
@@ -166,33 +194,93 @@ struct ExchangeStateMachine {
         case .awaitingHead:
             // libcurl ended without a head (cannot happen for HTTP, but never leave a client hanging).
             state = .finished
-            return .respondWithError(.badGateway, message: "the upstream response ended before its head")
+            let message = "the upstream response ended before its head"
+            settle(with: .error(ErrorEvent(t: upstream!.t, exchange: exchange, connection: connection, kind: "upstream", message: message, status: 502)))
+            return .respondWithError(.badGateway, message: message)
         case .finished, .clientGone:
+            settleIfDone()
             return .none
         }
     }
 
-    mutating func upstreamFailed(message: String, timedOut: Bool = false) -> Action {
+    /// The upstream transfer failed, or was aborted. `outcome` carries the `error` event to
+    /// record when the client is still there; when the client already left, the exchange is a
+    /// `cancel` instead.
+    mutating func upstreamFailed(message: String, timedOut: Bool = false, outcome: UpstreamOutcome? = nil) -> Action {
+        let outcome = outcome ?? UpstreamOutcome(t: 0, received: 0)
+        upstream = outcome
+        upstreamCompleted = false
         switch state {
         case .awaitingHead:
             state = .finished
+            if let failure = outcome.failure { settle(with: .error(failure)) }
             return .respondWithError(timedOut ? .gatewayTimeout : .badGateway, message: message)
         case .streaming:
             state = .finished
+            if let failure = outcome.failure { settle(with: .error(failure)) }
             return .closeConnection
-        case .finished, .clientGone:
+        case .clientGone:
+            settleIfDone()
+            return .none
+        case .finished:
+            if let failure = outcome.failure { settle(with: .error(failure)) }
             return .none
         }
     }
 
-    mutating func clientClosed() -> Action {
+    /// The client closed its connection. `outcome` says how many body bytes reached it (by
+    /// default: the writes the socket accepted). Mid-response, the upstream transfer is aborted;
+    /// the exchange settles when upstream has stopped.
+    mutating func clientClosed(_ outcome: ClientOutcome? = nil) -> Action {
+        let outcome = outcome ?? ClientOutcome(t: 0, delivered: bytesDelivered, measure: .writes, gone: true)
         switch state {
         case .awaitingHead, .streaming:
             state = .clientGone
-            return .cancelUpstream(delivered: bytesDelivered)
-        case .finished, .clientGone:
+            client = outcome
+            settleIfDone()
+            return .cancelUpstream(delivered: outcome.delivered)
+        case .finished:
+            if client == nil { client = outcome }
+            settleIfDone()
+            return .none
+        case .clientGone:
             return .none
         }
+    }
+
+    /// Every body byte of a finished response was seen to reach the client (or rangetap closed
+    /// the connection after the last byte, leaving the rest to the kernel).
+    mutating func clientReceivedAll(_ outcome: ClientOutcome) -> Action {
+        guard state == .finished, client == nil else { return .none }
+        client = outcome
+        settleIfDone()
+        return .none
+    }
+
+    /// The event to record now, if an input just produced one (an `end`, `cancel` or `error`).
+    mutating func takeRecord() -> CaptureEvent? {
+        defer { outbox = nil }
+        return outbox
+    }
+
+    /// Settles once both halves are done.
+    private mutating func settleIfDone() {
+        guard !isSettled, let u = upstream, let c = client else { return }
+        let cancel = CaptureEvent.cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure))
+        if !upstreamCompleted {
+            // The transfer stopped short: a client that left first cancelled; otherwise it failed.
+            if c.gone { settle(with: cancel) } else if let failure = u.failure { settle(with: .error(failure)) }
+        } else if c.gone && c.delivered < u.received {
+            settle(with: cancel)
+        } else {
+            settle(with: .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure)))
+        }
+    }
+
+    private mutating func settle(with event: CaptureEvent) {
+        guard !isSettled else { return }
+        isSettled = true
+        outbox = event
     }
 
     /// A body write finished. `written` tells whether the socket took it; `windowDrained` is

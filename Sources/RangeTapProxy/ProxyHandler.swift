@@ -5,9 +5,12 @@ import NIOSSL
 import RangeTapCore
 import RangeTapCurl
 
-/// One client connection: decodes requests, starts an ``Exchange`` per request and carries
-/// out the ``ExchangeStateMachine``'s actions. Requests on a connection are served one at a
-/// time in order (`HTTPServerPipelineHandler` holds pipelined ones back).
+/// One client connection: decodes requests, starts an ``Exchange`` per request, feeds each
+/// exchange's ``ExchangeStateMachine`` what the client socket and the upstream transfer report,
+/// carries out its actions and records what it settles. Requests on a connection are served
+/// one at a time in order (`HTTPServerPipelineHandler` holds pipelined ones back); an exchange
+/// whose response was written stays with its machine until the client acknowledged every
+/// byte or closed, and one whose client left stays until its upstream transfer stopped.
 final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -29,14 +32,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var map = WireDeliveryMap()
     }
 
-    /// An exchange whose response was written to the end, waiting to see every byte
-    /// acknowledged by the client (an `end`) or the client close first (a `cancel`).
-    private struct Settling {
-        var exchange: Exchange
-        var map: WireDeliveryMap
-        var fallbackDelivered: Int64
-    }
-
     /// Granularity of the client-side delivery count.
     static let deliverySlice = 32 * 1024
 
@@ -48,7 +43,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let rawHeads: RawRequestHeads
     /// The raw lines of the request head being handled.
     private var currentRaw: [HeaderLine]?
-    private var settling: [Settling] = []
+    /// Exchanges not settled yet, by id: the current one, those waiting for the client to
+    /// acknowledge their last bytes, and those waiting for an aborted transfer to stop.
+    private var exchanges: [Int: Active] = [:]
+    /// The exchange whose response is being written.
+    private var current: Int?
     private var settleDelay: TimeAmount = .milliseconds(1)
     private var settleCheckScheduled = false
     /// Set when a request body is being thrown away (refused before it was read).
@@ -57,7 +56,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var requests = 0
     private var sendBuffer: Int?
     private var pending: Pending?
-    private var active: Active?
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
 
@@ -96,22 +94,21 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         let now = shared.clock.now()
-        if var a = active {
-            let action = a.machine.clientClosed()
-            active = a
-            perform(action, for: a.exchange, context: context)
-        }
-        active = nil
-        for s in settling {
-            if closedByProxy {
+        current = nil
+        for id in exchanges.keys.sorted() {
+            guard var a = exchanges[id] else { continue }
+            let action: ExchangeStateMachine.Action
+            if a.machine.state == .finished && closedByProxy {
                 // rangetap closed after the last byte (HTTP/1.0, Connection: close): the kernel delivers the rest.
-                s.exchange.clientDone(.init(t: now, delivered: s.map.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
+                action = a.machine.clientReceivedAll(ClientOutcome(t: now, delivered: a.map.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
             } else {
-                let (delivered, measure) = measuredDelivery(s.map, fallback: s.fallbackDelivered)
-                s.exchange.clientDone(.init(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
+                let (delivered, measure) = measuredDelivery(a.map, fallback: a.machine.bytesDelivered)
+                action = a.machine.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
             }
+            exchanges[id] = a
+            perform(action, for: a.exchange, context: context)
+            settle(id)
         }
-        settling.removeAll()
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? "proxy" : "client", requests: requests)))
         context.fireChannelInactive()
     }
@@ -220,7 +217,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
-        active = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers")))
+        exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID))
+        current = p.exchange
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
@@ -234,17 +232,32 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
-        guard let context, var a = active, a.exchange === exchange else { return }
+        guard let context, var a = exchanges[exchange.id], a.exchange === exchange else { return }
         let action: ExchangeStateMachine.Action
         switch message {
         case .interim(let lines): action = a.machine.upstreamInterim(lines: lines)
         case .head(let lines): action = a.machine.upstreamHead(lines: lines)
         case .body(let buffer): action = a.machine.upstreamBody(buffer)
-        case .end(let trailers): action = a.machine.upstreamEnd(trailers: trailers)
-        case .failed(let text, let timedOut): action = a.machine.upstreamFailed(message: text, timedOut: timedOut)
+        case .end(let trailers, let outcome): action = a.machine.upstreamEnd(trailers: trailers, outcome: outcome)
+        case .failed(let text, let timedOut, let outcome): action = a.machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
         }
-        active = a
+        exchanges[exchange.id] = a
         perform(action, for: exchange, context: context)
+        settle(exchange.id)
+    }
+
+    /// Records what the exchange's machine settled, and forgets the exchange once it has.
+    private func settle(_ id: Int) {
+        guard var a = exchanges[id] else { return }
+        if let event = a.machine.takeRecord() {
+            shared.writer.record(event.stamped(shared.clock.now()))
+        }
+        if a.machine.isSettled {
+            exchanges[id] = nil
+            if current == id { current = nil }
+        } else {
+            exchanges[id] = a
+        }
     }
 
     private func perform(_ action: ExchangeStateMachine.Action, for exchange: Exchange, context: ChannelHandlerContext) {
@@ -261,7 +274,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // its place in the connection's byte stream noted, so the bytes the client's TCP
             // acknowledged map back to body bytes when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            var map = active?.map ?? WireDeliveryMap()
+            var map = exchanges[exchange.id]?.map ?? WireDeliveryMap()
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
                 let n = slice.readableBytes
@@ -280,16 +293,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     map.note(before: before, after: wire.written, size: n)
                 }
             }
-            active?.map = map
+            exchanges[exchange.id]?.map = map
             if !session.tls { context.flush() }
         case .writeEnd(let close, let trailers):
             headSlot.trailers = trailers
-            let finished = active
-            active = nil
+            if current == exchange.id { current = nil }
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if let finished {
-                settling.append(Settling(exchange: finished.exchange, map: finished.map, fallbackDelivered: finished.machine.bytesDelivered))
-            }
             if close {
                 closedByProxy = true
                 let channel = context.channel
@@ -299,16 +308,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 written.whenSuccess { loopBound.value.checkSettling(restart: true) }
             }
         case .respondWithError(let status, let message):
-            let keepAlive = active?.machine.clientKeepAlive ?? false
-            active = nil
+            let keepAlive = exchanges[exchange.id]?.machine.clientKeepAlive ?? false
+            if current == exchange.id { current = nil }
+            // The transfer has stopped, or its response is unusable: either way it goes no further.
+            exchange.abort()
             respond(status, message: message, keepAlive: keepAlive, context: context)
         case .closeConnection:
-            active = nil
+            if current == exchange.id { current = nil }
             closedByProxy = true
             context.close(promise: nil)
-        case .cancelUpstream(let fallback):
-            let (delivered, measure) = measuredDelivery(active?.map ?? WireDeliveryMap(), fallback: fallback)
-            exchange.clientDone(.init(t: shared.clock.now(), delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
+        case .cancelUpstream:
+            exchange.abort()
         case .resumeUpstream:
             exchange.resume()
         }
@@ -316,12 +326,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
         let drained = exchange.flow.complete(n)
-        guard let context, var a = active, a.exchange === exchange else {
+        guard let context, var a = exchanges[exchange.id], a.exchange === exchange else {
             if drained { exchange.resume() }
             return
         }
         let action = a.machine.writeCompleted(n, written: written, windowDrained: drained)
-        active = a
+        exchanges[exchange.id] = a
         perform(action, for: exchange, context: context)
     }
 
@@ -340,14 +350,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if restart { settleDelay = .milliseconds(1) }
         wire.refresh(context.channel)
         let now = shared.clock.now()
-        settling.removeAll { s in
-            let all = wire.unavailable || (wire.acked.map { s.map.delivered(acked: $0.bytes) >= s.map.total } ?? false)
-            if all {
-                s.exchange.clientDone(.init(t: now, delivered: s.map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
+        var waiting = false
+        for id in exchanges.keys.sorted() {
+            guard var a = exchanges[id], a.machine.state == .finished, a.machine.client == nil else { continue }
+            let all = wire.unavailable || (wire.acked.map { a.map.delivered(acked: $0.bytes) >= a.map.total } ?? false)
+            guard all else {
+                waiting = true
+                continue
             }
-            return all
+            _ = a.machine.clientReceivedAll(ClientOutcome(t: now, delivered: a.map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
+            exchanges[id] = a
+            settle(id)
         }
-        guard !settling.isEmpty, !settleCheckScheduled else { return }
+        guard waiting, !settleCheckScheduled else { return }
         settleCheckScheduled = true
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let delay = settleDelay
@@ -397,3 +412,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension ProxyHandler: Sendable {}
+
+extension CaptureEvent {
+    /// The event with `now` as its time when the state machine, which has no clock, left it 0.
+    fileprivate func stamped(_ now: CaptureTime) -> CaptureEvent {
+        if case .error(var e) = self, e.t == 0 {
+            e.t = now
+            return .error(e)
+        }
+        return self
+    }
+}

@@ -168,6 +168,11 @@ public final class ProxyServer: Sendable {
             try? await channel.eventLoop.submit {}.get()
         }
         context.multi.shutdown()
+        // Transfers aborted above report back to their connections' event loops, where the
+        // exchanges settle: let those tasks run before the capture closes.
+        for loop in group.makeIterator() {
+            try? await loop.submit {}.get()
+        }
         context.writer.close()
         try? await group.shutdownGracefully()
     }

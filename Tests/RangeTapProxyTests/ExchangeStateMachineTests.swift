@@ -27,6 +27,95 @@ private func text(_ status: String, _ fields: [String]) -> String {
 
 @Suite("ExchangeStateMachine")
 struct ExchangeStateMachineTests {
+    // MARK: Settlement: end or cancel, decided once both halves are done
+
+    private func streaming() -> ExchangeStateMachine {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, exchange: 7, connection: 3)
+        _ = m.upstreamHead(lines: upstreamHeaders)
+        _ = m.upstreamBody(ByteBuffer(repeating: 1, count: 100))
+        return m
+    }
+
+    @Test func upstreamEndThenEveryByteAcknowledgedIsAnEnd() {
+        var m = streaming()
+        #expect(m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100)) == .writeEnd(close: false, trailers: []))
+        #expect(m.takeRecord() == nil, "not before the client has the bytes")
+        #expect(!m.isSettled)
+        #expect(m.clientReceivedAll(ClientOutcome(t: 60, delivered: 100, measure: .complete, gone: false)) == .none)
+        #expect(m.takeRecord() == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .complete)))
+        #expect(m.isSettled)
+        // Nothing settles twice.
+        #expect(m.clientClosed(ClientOutcome(t: 70, delivered: 0, measure: .tcpAcked, gone: true)) == .none)
+        #expect(m.takeRecord() == nil)
+    }
+
+    @Test func clientClosingAfterTheEndButBeforeTheLastAckIsACancel() {
+        var m = streaming()
+        _ = m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100))
+        #expect(m.clientClosed(ClientOutcome(t: 55, delivered: 40, measure: .tcpAcked, gone: true)) == .none)
+        #expect(m.takeRecord() == .cancel(CancelEvent(t: 55, exchange: 7, delivered: 40, received: 100, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+    }
+
+    @Test func clientClosingAfterItAcknowledgedEverythingIsAnEnd() {
+        var m = streaming()
+        _ = m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100))
+        _ = m.clientClosed(ClientOutcome(t: 55, delivered: 100, measure: .tcpAcked, gone: true))
+        #expect(m.takeRecord() == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
+    }
+
+    @Test func clientLeavingMidBodyAbortsAndSettlesWhenUpstreamStops() {
+        var m = streaming()
+        #expect(m.clientClosed(ClientOutcome(t: 20, delivered: 30, measure: .tcpAcked, gone: true, sendBuffer: 4096)) == .cancelUpstream(delivered: 30))
+        #expect(m.takeRecord() == nil, "upstream has not stopped yet")
+        // The aborted transfer reports back.
+        #expect(m.upstreamFailed(message: "the client left", outcome: UpstreamOutcome(t: 25, received: 100)) == .none)
+        #expect(m.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 30, received: 100, sendBuffer: 4096, sha256: "", deliveredBy: .tcpAcked)))
+    }
+
+    @Test func libcurlFinishingWhileTheClientLeavesIsJudgedByDelivery() {
+        // The end raced the close: everything received had reached the client.
+        var all = streaming()
+        _ = all.clientClosed(ClientOutcome(t: 20, delivered: 100, measure: .tcpAcked, gone: true))
+        _ = all.upstreamEnd(outcome: UpstreamOutcome(t: 21, received: 100))
+        #expect(all.takeRecord() == .end(EndEvent(t: 21, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
+        var part = streaming()
+        _ = part.clientClosed(ClientOutcome(t: 20, delivered: 60, measure: .tcpAcked, gone: true))
+        _ = part.upstreamEnd(outcome: UpstreamOutcome(t: 21, received: 100))
+        #expect(part.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 60, received: 100, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+    }
+
+    @Test func anUpstreamFailureWithTheClientPresentIsRecordedAsTheError() {
+        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: "upstream", message: "reset", curlCode: 56, received: 100)
+        var m = streaming()
+        #expect(m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 100, failure: failure)) == .closeConnection)
+        #expect(m.takeRecord() == .error(failure))
+        // The close that follows changes nothing.
+        #expect(m.clientClosed() == .none)
+        #expect(m.takeRecord() == nil)
+    }
+
+    @Test func anUpstreamFailureAfterTheClientLeftIsACancel() {
+        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: "upstream", message: "reset", curlCode: 56, received: 80)
+        var m = streaming()
+        _ = m.clientClosed(ClientOutcome(t: 20, delivered: 80, measure: .tcpAcked, gone: true))
+        _ = m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 80, failure: failure))
+        #expect(m.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 80, received: 80, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+    }
+
+    @Test func anUnusableHeadIsRecordedAsAnError() {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, exchange: 7, connection: 3)
+        guard case .respondWithError(.badGateway, _) = m.upstreamHead(lines: upstream("HTTP/1.1 200 O\rK", ["Content-Length: 5"])) else {
+            Issue.record("a bare CR in the status line must be refused")
+            return
+        }
+        guard case .error(let e)? = m.takeRecord() else {
+            Issue.record("no error recorded")
+            return
+        }
+        #expect(e.kind == "upstream" && e.status == 502 && e.exchange == 7 && e.connection == 3)
+        #expect(m.isSettled)
+    }
+
     @Test func headIsWrittenByteForByte() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
         #expect(m.state == .awaitingHead)

@@ -1,0 +1,29 @@
+import RangeTapCore
+
+/// What the client side knows when it is done with an exchange: it closed (`gone`), or every
+/// body byte was seen to reach it.
+struct ClientOutcome: Equatable {
+    /// When the client's close was seen, or when the last byte was seen acknowledged.
+    var t: CaptureTime
+    /// Body bytes that reached the client.
+    var delivered: Int64
+    /// How `delivered` was measured.
+    var measure: DeliveryMeasure
+    /// True when the client closed; false when it was seen to have every byte.
+    var gone: Bool
+    /// The client socket's send buffer.
+    var sendBuffer: Int?
+}
+
+/// How the upstream transfer ended, as the upstream thread saw it.
+struct UpstreamOutcome: Equatable {
+    /// When libcurl reported the end.
+    var t: CaptureTime
+    /// Body bytes received (and recorded).
+    var received: Int64
+    /// Trailer lines as the capture stores them (secrets redacted unless kept).
+    var trailers: [HeaderLine] = []
+    /// The `error` event to record when the transfer failed and the client is still there
+    /// (nil for an end, or for a transfer rangetap aborted because the client left).
+    var failure: ErrorEvent?
+}
