@@ -2,7 +2,9 @@
 # rangetap end to end: installs what is missing, builds, starts a local nginx on a generated MP4
 # (index at the end), records a real player session through the proxy — ffprobe opening the file,
 # then ffmpeg seeking to 12 s and playing 3 s, curl's AVPlayer-style probe and an abandoned
-# open-ended range — and prints the inspection (timeline, findings, summary) plus an HTML waterfall.
+# open-ended range; then the same file over HTTPS (nginx with a test CA; rangetap intercepting the
+# CONNECT with its own CA) — and prints the inspection (timeline, findings, summary) plus an HTML
+# waterfall.
 # Everything runs on 127.0.0.1; only processes started here are stopped, by PID.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,10 +29,21 @@ write_nginx_conf "$work/nginx" "$origin_port" "$work/www"
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log" & pids+=($!)
 wait_port "$origin_port"
 
+# The same files over HTTPS: a test CA for the origin, and a certificate for localhost from it.
+tls="$work/tls"; mkdir -p "$tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tls/origin-ca.key" -out "$tls/origin-ca.pem" -days 1 -subj "/CN=demo origin CA" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tls/key.pem" -out "$tls/req.csr" -subj "/CN=localhost" 2>/dev/null
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > "$tls/ext.cnf"
+openssl x509 -req -in "$tls/req.csr" -CA "$tls/origin-ca.pem" -CAkey "$tls/origin-ca.key" -CAcreateserial -out "$tls/cert.pem" -days 1 -extfile "$tls/ext.cnf" 2>/dev/null
+tls_port=$(free_port)
+write_nginx_conf "$work/nginx-tls" "$tls_port ssl" "$work/www" "ssl_certificate $tls/cert.pem; ssl_certificate_key $tls/key.pem;"
+/usr/sbin/nginx -c "$work/nginx-tls/nginx.conf" -p "$work/nginx-tls" -e "$work/nginx-tls/error.log" & pids+=($!)
+wait_port "$tls_port"
+
 proxy_port=$(free_port)
 capture="$work/demo.rtap"
-echo "== recording: rangetap record --listen 127.0.0.1:$proxy_port -o $capture --client-sndbuf 32768" >&2
-"$bin" record --listen "127.0.0.1:$proxy_port" -o "$capture" --client-sndbuf 32768 2> "$work/record.log" & rec=$!
+echo "== recording: rangetap record --listen 127.0.0.1:$proxy_port -o $capture --client-sndbuf 32768 --ca-dir $work/ca --upstream-cacert $tls/origin-ca.pem" >&2
+"$bin" record --listen "127.0.0.1:$proxy_port" -o "$capture" --client-sndbuf 32768 --ca-dir "$work/ca" --upstream-cacert "$tls/origin-ca.pem" 2> "$work/record.log" & rec=$!
 pids+=("$rec")
 wait_port "$proxy_port"
 
@@ -42,6 +55,10 @@ ffmpeg -v error -http_proxy "http://127.0.0.1:$proxy_port" -ss 12 -i "$url" -t 3
 echo "== player: curl -r 0-1 (the AVPlayer-style probe) and an open-ended range dropped after 64 KB" >&2
 curl -s --noproxy '' -x "http://127.0.0.1:$proxy_port" -r 0-1 "$url" -o /dev/null
 curl -s --noproxy '' -x "http://127.0.0.1:$proxy_port" -H 'Range: bytes=0-' "$url" | head -c 65536 > /dev/null || true
+secure="https://localhost:$tls_port/moov-at-end.mp4"
+echo "== player over HTTPS: ffprobe $secure (CONNECT intercepted; ffprobe trusts $work/ca/rangetap-ca.pem)" >&2
+ffprobe -v error -http_proxy "http://127.0.0.1:$proxy_port" -tls_verify 1 -ca_file "$work/ca/rangetap-ca.pem" -show_entries format=duration -of compact "$secure" >&2
+curl -s --noproxy '' -x "http://127.0.0.1:$proxy_port" --cacert "$work/ca/rangetap-ca.pem" -r 0-1 "$secure" -o /dev/null
 
 kill -INT "$rec"; wait "$rec" || true
 echo "== what the proxy printed while recording" >&2

@@ -203,7 +203,7 @@ public final class CaptureWriter: @unchecked Sendable {
     private func finishHash(_ event: CaptureEvent) -> CaptureEvent {
         func digest(_ ex: Int) -> String {
             let d = (hashers.removeValue(forKey: ex) ?? SHA256()).finalize()
-            return d.map { String(format: "%02x", $0) }.joined()
+            return HexText.lowercase(d)
         }
         switch event {
         case .end(var e) where e.sha256.isEmpty:

@@ -40,6 +40,9 @@ public final class CurlTransfer: @unchecked Sendable {
         return (connects == 0, port)
     }
 
+    /// Whether the system's hashed CA directory is there (looked up once per process).
+    private static let systemCertificateDirectoryExists = FileManager.default.fileExists(atPath: "/etc/ssl/certs")
+
     /// Builds the easy handle. Returns an error text when libcurl refuses an option.
     func prepare() -> String? {
         guard let easy = curl_easy_init() else { return "curl_easy_init failed" }
@@ -69,7 +72,7 @@ public final class CurlTransfer: @unchecked Sendable {
         if let caFile = request.caFile {
             check(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caFile), "CAINFO \(caFile)")
             // CAINFO replaces the bundle; the system's hashed directory keeps its roots trusted.
-            if FileManager.default.fileExists(atPath: "/etc/ssl/certs") {
+            if Self.systemCertificateDirectoryExists {
                 check(ccurl_easy_setopt_string(easy, CURLOPT_CAPATH, "/etc/ssl/certs"), "CAPATH")
             }
         }
