@@ -42,7 +42,8 @@
 #   (each a new TCP connection, CONNECT and TLS handshake) to the host of a warm-up request, so the
 #   proxy already has its leaf; 3. "first": 20 sequential connections each to a host name never
 #   asked before (fNxI.bench.test: the proxy mints a leaf on each); 4. 50 concurrent, cached host.
-#   "added" = median(config) - median(direct-tls) of the same measurement. TTFB = curl
+#   "added" = median(config) - median(direct-tls requests interleaved with that config's, one
+#   before each, so that load from other jobs drifting between phases cancels). TTFB = curl
 #   %{time_starttransfer}; the raw lines also give %{time_appconnect} (client TLS handshake done).
 #
 # TARGETS for rangetap (checked and printed as PASS/FAIL at the end):
@@ -655,8 +656,8 @@ if ((RUN_TLS)); then
 fi
 ALL_ROWS=("${PLAIN_ROWS[@]}" "${TLS_CFGS[@]}")
 
-declare -A SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF NOTE FAILS
-for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; done
+declare -A SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF PAIR1 PAIRF NOTE FAILS
+for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; PAIR1[$c]="-"; PAIRF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; done
 RAW=()      # per-transfer raw lines
 SANITY=()   # per-transfer body_bytes_sent check lines
 SANITY_BAD=0
@@ -771,16 +772,27 @@ ttfb_phase() {
 # seq_ttfb CFG TAG N NAMEFN -> SEQ_T / SEQ_A (arrays of time_starttransfer / time_appconnect of the
 # successful ones of N sequential fresh-connection 1 MiB GETs), SEQ_FAILED. NAMEFN "" = CFG_URL's host;
 # else request https://$(NAMEFN I):TLS_PORT (a direct client gets --resolve for that name).
-SEQ_T=(); SEQ_A=(); SEQ_FAILED=0
+# For a proxy, each sample is paired with a direct-tls one taken just before it (same name), in
+# SEQ_D: "added" is then median(proxy) - median(paired direct), which load drifting between
+# configurations (another job on the machine) does not skew.
+SEQ_T=(); SEQ_A=(); SEQ_D=(); SEQ_FAILED=0
 seq_ttfb() {
   local cfg=$1 tag=$2 n=$3 namefn=$4 i url name extra t a code size rc
-  SEQ_T=(); SEQ_A=(); SEQ_FAILED=0
+  local direct_args=(--http1.1 --cacert "$ORIGIN_CA" --resolve "$TLS_HOST:$TLS_PORT:127.0.0.1")
+  SEQ_T=(); SEQ_A=(); SEQ_D=(); SEQ_FAILED=0
   for ((i = 0; i < n; i++)); do
     url=$CFG_URL; extra=()
     if [[ -n $namefn ]]; then
       name=$($namefn "$i")
       url="https://$name:$TLS_PORT"
-      [[ $cfg == direct-tls ]] && extra=(--resolve "$name:$TLS_PORT:127.0.0.1")
+      extra=(--resolve "$name:$TLS_PORT:127.0.0.1")
+    fi
+    if [[ $cfg != direct-tls ]]; then
+      run_curl -s -o /dev/null --max-time 30 -w '%{time_starttransfer} %{http_code} %{size_download}' \
+        "${direct_args[@]}" "${extra[@]}" "$url/small.bin?b=$tag${i}d"
+      read -r t code size <<<"$CURL_OUT"
+      ((CURL_RC == 0)) && [[ $code == 200 && $size == "$SMALL_BYTES" ]] && SEQ_D+=("$t")
+      extra=()   # curl -x: the proxy resolves the name
     fi
     run_curl -s -o /dev/null --max-time 30 -w '%{time_starttransfer} %{time_appconnect} %{http_code} %{size_download}' \
       "${CFG_CURLARGS[@]}" "${extra[@]}" "$url/small.bin?b=$tag$i"
@@ -788,6 +800,7 @@ seq_ttfb() {
     read -r t a code size <<<"$CURL_OUT"
     if ((rc == 0)) && [[ $code == 200 && $size == "$SMALL_BYTES" ]]; then SEQ_T+=("$t"); SEQ_A+=("$a"); else SEQ_FAILED=$((SEQ_FAILED + 1)); fi
   done
+  [[ $cfg == direct-tls ]] && SEQ_D=("${SEQ_T[@]}")
   return 0
 }
 
@@ -808,12 +821,14 @@ ttfb_phase_tls() {
   seq_ttfb "$cfg" "$cfg-s" "$SEQ_N" ""
   ((SEQ_FAILED == 0)) || add_note "$cfg" "$SEQ_FAILED/$SEQ_N cached-host requests failed"
   TTFB1[$cfg]=$(ms_median "${SEQ_T[@]}"); APPC[$cfg]=$(ms_median "${SEQ_A[@]}"); cached_n=${#SEQ_T[@]}
+  PAIR1[$cfg]=$(ms_median "${SEQ_D[@]}")
   if ((NS_OK)); then
     # shellcheck disable=SC2317
     fname() { first_name "$ci" "$1"; }
     seq_ttfb "$cfg" "$cfg-f" "$FIRST_N" fname
     ((SEQ_FAILED == 0)) || add_note "$cfg" "$SEQ_FAILED/$FIRST_N first-connection requests failed"
     TTFBF[$cfg]=$(ms_median "${SEQ_T[@]}"); APPF[$cfg]=$(ms_median "${SEQ_A[@]}"); first_n=${#SEQ_T[@]}
+    PAIRF[$cfg]=$(ms_median "${SEQ_D[@]}")
   fi
   conc_ttfb "$cfg" "$CONC_N" "$cfg-c" "$T/conc-$cfg.txt"
   mapfile -t conc <"$T/conc-$cfg.txt"
@@ -824,8 +839,8 @@ ttfb_phase_tls() {
   if [[ -n $CFG_CAPTURE ]]; then rm -rf "$CFG_CAPTURE"; fi
   RSS50[$cfg]=$rss
   ((${#conc[@]})) && TTFB50[$cfg]=$(printf '%s\n' "${conc[@]}" | median | awk '{printf "%.3f", $1*1000}')
-  RAW+=("$(printf 'ttfb %-19s cached_ok=%s/%s cached_median_ms=%s appconnect_ms=%s first_ok=%s/%s first_median_ms=%s appconnect_ms=%s conc_ok=%s/%s conc_median_ms=%s peakRSS_MiB=%s tls=%s' \
-           "$cfg" "$cached_n" "$SEQ_N" "${TTFB1[$cfg]}" "${APPC[$cfg]}" "$first_n" "$FIRST_N" "${TTFBF[$cfg]}" "${APPF[$cfg]}" \
+  RAW+=("$(printf 'ttfb %-19s cached_ok=%s/%s cached_median_ms=%s appconnect_ms=%s paired_direct_ms=%s first_ok=%s/%s first_median_ms=%s appconnect_ms=%s paired_direct_ms=%s conc_ok=%s/%s conc_median_ms=%s peakRSS_MiB=%s tls=%s' \
+           "$cfg" "$cached_n" "$SEQ_N" "${TTFB1[$cfg]}" "${APPC[$cfg]}" "${PAIR1[$cfg]}" "$first_n" "$FIRST_N" "${TTFBF[$cfg]}" "${APPF[$cfg]}" "${PAIRF[$cfg]}" \
            "${#conc[@]}" "$CONC_N" "${TTFB50[$cfg]}" "$rss" "${tls_line:-?}")")
   return 0
 }
@@ -911,7 +926,8 @@ report() {
     echo
     echo "## HTTPS (HTTP/1.1 inside TLS; host $TLS_HOST; origin nginx TLS on 127.0.0.1:$TLS_PORT)"
     echo "# MB/s, x_direct = ratio to direct-tls, peakRSS, TTFB_big as above; cached = median TTFB of $SEQ_N sequential fresh connections to a host"
-    echo "# whose leaf the proxy has; first = median of $FIRST_N connections each to a new host name (leaf minted); +... = minus direct-tls;"
+    echo "# whose leaf the proxy has; first = median of $FIRST_N connections each to a new host name (leaf minted); +cached/+first = minus the"
+    echo "# median of direct-tls requests interleaved with them (one before each); +@50 and the direct-tls row: vs the direct-tls phase;"
     echo "# +@50 = $CONC_N concurrent (cached host) minus direct-tls; RSS@50 = peak RSS in the TTFB phase"
     [[ -z $TLS_NS_NOTE ]] || echo "# note: $TLS_NS_NOTE"
     printf '%-19s %8s %8s %11s %11s %10s %10s %9s %9s %9s %9s  %s\n' \
@@ -919,8 +935,8 @@ report() {
     for c in "${TLS_CFGS[@]}"; do
       printf '%-19s %8s %8s %11s %11s %10s %10s %9s %9s %9s %9s  %s\n' "$c" "${MBPS[$c]}" \
         "$(ratio "${MBPS[$c]}" "${MBPS[direct-tls]}")" "${RSS[$c]}" "${TTFBBIG_MS[$c]}" \
-        "${TTFB1[$c]}" "$(diff_ms "${TTFB1[$c]}" "${TTFB1[direct-tls]}")" \
-        "${TTFBF[$c]}" "$(diff_ms "${TTFBF[$c]}" "${TTFBF[direct-tls]}")" \
+        "${TTFB1[$c]}" "$(diff_ms "${TTFB1[$c]}" "${PAIR1[$c]}")" \
+        "${TTFBF[$c]}" "$(diff_ms "${TTFBF[$c]}" "${PAIRF[$c]}")" \
         "$(diff_ms "${TTFB50[$c]}" "${TTFB50[direct-tls]}")" "${RSS50[$c]}" "${NOTE[$c]:-}$(failed_rounds "$c")"
     done
   fi
@@ -946,11 +962,11 @@ report() {
     for c in rangetap-tls-meta rangetap-tls-bodies; do
       v=$(ratio "${MBPS[$c]}" "${MBPS[direct-tls]}")
       printf '%-19s MB/s vs direct-tls = %s  (target >= 0.45)  %s\n' "$c" "$v" "$(pass_if "$v" '>=' 0.45)"
-      v=$(diff_ms "${TTFB1[$c]}" "${TTFB1[direct-tls]}")
+      v=$(diff_ms "${TTFB1[$c]}" "${PAIR1[$c]}")
       printf '%-19s added TTFB, cached host = %s ms  (target <= 2)  %s\n' "$c" "$v" "$(pass_if "$v" '<=' 2)"
       v=$(max_num "${RSS[$c]}" "${RSS50[$c]}")
       printf '%-19s peak RSS = %s MiB  (target <= 48)  %s\n' "$c" "$v" "$(pass_if "$v" '<=' 48)"
-      printf '%-19s added TTFB, first connection (minting) = %s ms  (no target)\n' "$c" "$(diff_ms "${TTFBF[$c]}" "${TTFBF[direct-tls]}")"
+      printf '%-19s added TTFB, first connection (minting) = %s ms  (no target)\n' "$c" "$(diff_ms "${TTFBF[$c]}" "${PAIRF[$c]}")"
     done
   fi
   echo
