@@ -328,6 +328,26 @@ struct FaultMatrixTests {
         #expect(errors(capture).isEmpty)
     }
 
+    /// 200 players cancelling mid-body: every exchange is freed once settled (a leak here grows
+    /// the proxy's memory with every cancel, as the soak showed).
+    @Test func cancelledExchangesAreFreed() async throws {
+        let size = 4 << 20
+        try origin.respond("big", with: "HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\n\r\n" + String(repeating: "x", count: size))
+        let proxy = try await ProxyHarness()
+        for _ in 0..<200 {
+            let client = try RawClient(port: proxy.port, timeoutSeconds: 10)
+            try client.send(request("big"))
+            _ = try client.readHead()
+            _ = try client.read(count: 20_000)
+            client.close()
+        }
+        for _ in 0..<250 where proxy.server.liveExchanges > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(proxy.server.liveExchanges == 0, "\(proxy.server.liveExchanges) of 200 cancelled exchanges are still held")
+        try expectServes(proxy)
+        let capture = try await finish(proxy)
+        #expect(capture.exchanges.filter { $0.outcome == .cancelled }.count == 200)
+    }
+
     // MARK: Slowloris and many connections
 
     /// 200 connections sending a byte of their head a second do not stop a normal request; each
