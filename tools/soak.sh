@@ -180,7 +180,7 @@ print(f"RSS  MiB: first {rows[0][1]/1024:.1f}  last {rows[-1][1]/1024:.1f}  max 
 print(f"fds     : first {rows[0][2]}  last {rows[-1][2]}  max {max(r[2] for r in rows)}  "
       f"mean first window {mean([r[2] for r in first]):.1f}  mean last window {mean([r[2] for r in last]):.1f}  ratio {fd_ratio:.3f}")
 flat = rss_ratio <= 1.15 and fd_ratio <= 1.25
-print("VERDICT " + ("FLAT" if flat else "NOT-FLAT") + f" (RSS ratio {rss_ratio:.3f} <= 1.15, fd ratio {fd_ratio:.3f} <= 1.25)")
+print("VERDICT " + ("FLAT" if flat else "NOT-FLAT") + f" (RSS ratio {rss_ratio:.3f}, limit 1.15; fd ratio {fd_ratio:.3f}, limit 1.25)")
 PY
 {
   cat "$TMP/report.txt"
