@@ -76,10 +76,10 @@ public final class CaptureWriter: @unchecked Sendable {
                 throw .cannotCreate(path: path, reason: "it already exists and is not an empty directory")
             }
         } else {
-            do {
-                try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw .cannotCreate(path: path, reason: "\(error.localizedDescription)")
+            // mkdir(2) per component rather than Foundation, whose errors name no cause
+            // ("The file doesn't exist.", "NSCocoaErrorDomain error 512").
+            if let reason = Self.makeDirectories(path) {
+                throw .cannotCreate(path: path, reason: reason)
             }
         }
         eventsFD = open(path + "/events.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
@@ -96,6 +96,23 @@ public final class CaptureWriter: @unchecked Sendable {
         t.name = "rangetap-capture-writer"
         thread = t
         t.start()
+    }
+
+    /// Creates `path` and its missing parents; nil, or why not in words naming the component.
+    static func makeDirectories(_ path: String) -> String? {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            var info = stat()
+            if stat(current, &info) == 0 {
+                if info.st_mode & S_IFMT != S_IFDIR { return "\(current) is not a directory" }
+                continue
+            }
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                return "cannot make the directory \(current): \(String(cString: strerror(errno)))"
+            }
+        }
+        return nil
     }
 
     /// Queues an event. End, cancel and error events with an empty `sha256` get the hash of

@@ -13,10 +13,32 @@ final class ClientProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelHa
 
     /// A response head was written and its end was not yet: no error response can be sent.
     private var responseInProgress = false
+    /// The request being read: its declared body length (nil when chunked or absent) and the
+    /// body bytes seen so far; nil between requests.
+    private var requestInProgress: (declared: Int?, chunked: Bool, received: Int)?
 
     init() {}
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            let chunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
+            requestInProgress = (head.headers.first(name: "content-length").flatMap { Int($0) }, chunked, 0)
+        case .body(let buffer):
+            requestInProgress?.received += buffer.readableBytes
+        case .end:
+            requestInProgress = nil
+        }
+        context.fireChannelRead(data)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let parse = error as? HTTPParserError, parse == .invalidEOFState {
+            // The client closed its side inside a request: nothing to answer, and not a 400.
+            let left = ClientLeftMidRequest(declared: requestInProgress?.declared, chunked: requestInProgress?.chunked ?? false, received: requestInProgress?.received, afterHead: requestInProgress != nil)
+            context.fireErrorCaught(left)
+            return
+        }
         guard let problem = ClientRequestError.describing(error) else {
             context.fireErrorCaught(error)
             return
@@ -49,3 +71,25 @@ final class ClientProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelHa
 
 @available(*, unavailable)
 extension ClientProtocolErrorHandler: Sendable {}
+
+/// The client closed the connection before its request was whole (the decoder saw the end of
+/// the stream inside a request). Nothing was forwarded; the capture's `client` error says so.
+public struct ClientLeftMidRequest: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The body length the head declared, if it did.
+    public var declared: Int?
+    /// Whether the body was chunked.
+    public var chunked: Bool
+    /// Body bytes received before the close.
+    public var received: Int?
+    /// Whether the whole head had arrived.
+    public var afterHead: Bool
+
+    public var description: String {
+        guard afterHead else {
+            return "the client closed the connection in the middle of a request head; nothing was forwarded"
+        }
+        let got = received ?? 0
+        let of = declared.map { " of \($0)" } ?? (chunked ? " of a chunked body" : "")
+        return "the client closed the connection before its request body was whole (\(got)\(of) bytes received); nothing was forwarded"
+    }
+}

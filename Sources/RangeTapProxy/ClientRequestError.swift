@@ -35,6 +35,11 @@ public struct ClientRequestError: Error, Sendable, Hashable, CustomStringConvert
         case .invalidMethod: return .notHTTP
         case .invalidVersion: return .badVersion
         case .headerOverflow: return .headTooLarge
+        // The end of the stream inside a request is the client leaving, not a bad request:
+        // ClientProtocolErrorHandler reports it as a `ClientLeftMidRequest`.
+        case .invalidEOFState: return nil
+        // llhttp's catch-all; in practice a framing it will not guess at.
+        case .unknown: return .malformed("refused by the HTTP/1.1 parser: often a framing no proxy should guess at, such as Content-Length together with Transfer-Encoding, or a Transfer-Encoding other than chunked")
         default: return .malformed("\(parse)")
         }
     }

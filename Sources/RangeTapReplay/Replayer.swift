@@ -17,6 +17,10 @@ public final class Replayer {
     /// Largest piece read or compared at once.
     private let piece: Int64 = 1 << 20
 
+    /// Whether the last line of `events.jsonl` was incomplete when it was last read (a capture
+    /// cut off or still being written): the replay covers the events before it.
+    public var truncatedTail: Bool { reader.truncatedTail }
+
     /// Opens a capture for replay.
     public init(path: String) throws {
         self.path = path

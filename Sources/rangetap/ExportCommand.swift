@@ -37,6 +37,9 @@ struct ExportCommand: ParsableCommand {
                 try HTMLReport.write(analysis: analysis, to: htmlPath, title: capture)
                 written.append(htmlPath)
             }
+            if analysis.truncatedTail {
+                StandardError().write("rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); exported the events before it")
+            }
             let n = analysis.exchanges.count
             StandardError().write("rangetap: exported \(n) exchange\(n == 1 ? "" : "s") from \(capture) to \(written.joined(separator: " and "))")
         } catch {

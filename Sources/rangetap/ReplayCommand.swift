@@ -88,6 +88,9 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
+        if replayer.truncatedTail {
+            StandardError().write("rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); replayed the events before it")
+        }
         try output(report)
     }
 

@@ -12,9 +12,10 @@ Prints "PORT <number>" once listening.  A request for /r/NAME (any query ignored
 answered with the bytes of DIR/NAME.http, verbatim; the request's bytes (head and body,
 exactly as received) are written to DIR/NAME.req.  If NAME starts with "close-" the
 connection is closed after the response (for close-delimited bodies); otherwise the next
-request on the connection is read.  Chunked request bodies are read to their last chunk.
+request on the connection is read; if it starts with "reset-" the connection is reset (RST)
+right after the response bytes.  Chunked request bodies are read to their last chunk.
 """
-import argparse, os, socket, sys, threading
+import argparse, os, socket, struct, sys, threading, time
 
 
 def read_until(conn, buf, marker):
@@ -100,6 +101,10 @@ def serve(conn, directory):
             except FileNotFoundError:
                 response = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
             conn.sendall(response)
+            if name.startswith("reset-"):
+                time.sleep(0.2)  # let the bytes leave before the reset
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                return
             if name.startswith("close-"):
                 conn.shutdown(socket.SHUT_WR)
                 return
