@@ -68,6 +68,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.headSlot = headSlot
     }
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // The context holds this handler: keeping it would keep every closed connection alive.
+        self.context = nil
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if let inherited = session.inherited {
@@ -204,7 +209,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // ClientProtocolErrorHandler has already answered a malformed request (400, or 431).
         let problem = ClientRequestError.describing(error)
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? "bad-request" : "client", message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
-        closedByProxy = true
+        // A client that left mid-request closed the connection itself.
+        closedByProxy = !(error is ClientLeftMidRequest)
         context.close(promise: nil)
     }
 
@@ -232,7 +238,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
-        guard let context, var a = exchanges[exchange.id], a.exchange === exchange else { return }
+        guard var a = exchanges[exchange.id], a.exchange === exchange else { return }
         let action: ExchangeStateMachine.Action
         switch message {
         case .interim(let lines): action = a.machine.upstreamInterim(lines: lines)
@@ -242,7 +248,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .failed(let text, let timedOut, let outcome): action = a.machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
         }
         exchanges[exchange.id] = a
-        perform(action, for: exchange, context: context)
+        if let context {
+            perform(action, for: exchange, context: context)
+        } else if case .cancelUpstream = action {
+            // The connection is gone (its handlers removed): only the upstream half is left to stop.
+            exchange.abort()
+        }
         settle(exchange.id)
     }
 
