@@ -146,6 +146,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return
                 }
                 pending = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
+                if head.version == .http1_1, HeaderForwarding.connectionTokens(head.headers[canonicalForm: "expect"]).contains("100-continue") {
+                    // rangetap reads the body before forwarding it: ask for it now rather than
+                    // leave the client waiting out its own timer (RFC 9110 §10.1.1).
+                    headSlot.next = ClientHead(status: 100, bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), framing: .noBody, changes: [])
+                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+                }
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
                 shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: "refused", message: refusal.message, status: Int(refusal.status.code))))

@@ -248,9 +248,13 @@ struct FaultMatrixTests {
         let proxy = try await ProxyHarness()
         let client = try RawClient(port: proxy.port, timeoutSeconds: 10)
         try client.send(request("ok", method: "POST", headers: ["Content-Length: 5", "Expect: 100-continue"]))
-        try await Task.sleep(for: .milliseconds(200))
+        // rangetap asks for the body at once (it reads it whole before forwarding).
+        let interim = try client.readHead().latin1
+        #expect(interim == "HTTP/1.1 100 Continue\r\n\r\n", "\(interim)")
         try client.send("hello")
-        let head = try client.readHead().latin1
+        var head = try client.readHead().latin1
+        // The origin's own 100 Continue, if libcurl got one, is relayed as well.
+        if head.hasPrefix("HTTP/1.1 100") { head = try client.readHead().latin1 }
         #expect(head.hasPrefix("HTTP/1.1 200 OK"), "\(head)")
         #expect(try client.read(count: 2).latin1 == "ok")
         #expect(try origin.request("ok").hasSuffix("\r\n\r\nhello"))
