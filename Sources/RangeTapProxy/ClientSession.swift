@@ -14,11 +14,13 @@ struct ClientSession: Sendable {
     /// Base URL for origin-form request targets (`https://host:port`) inside a tunnel; nil on
     /// the plain listener, where `--upstream` or the absolute target says where to go.
     var origin: String?
-    /// Whether the client's bytes are TLS records (body delivery is mapped through them).
-    var tls: Bool
     /// Set inside a tunnel: the connection is already open.
     var inherited: Inherited?
 
+    /// Whether the client's bytes are TLS records (body delivery is mapped through them): only
+    /// intercepted tunnels have an origin of their own.
+    var tls: Bool { origin != nil }
+
     /// The plain listener.
-    static let plain = ClientSession(origin: nil, tls: false, inherited: nil)
+    static let plain = ClientSession(origin: nil, inherited: nil)
 }

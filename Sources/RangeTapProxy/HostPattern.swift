@@ -27,6 +27,9 @@ public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
     /// The pattern as written.
     public let description: String
 
+    /// Whether the pattern is `*`, which names every host.
+    public var isEveryHost: Bool { suffix == "" }
+
     /// Whether `host` is one the pattern names.
     public func matches(_ host: String) -> Bool {
         let h = Self.normalize(host)

@@ -43,11 +43,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let rawHeads: RawRequestHeads
     /// The raw lines of the request head being handled.
     private var currentRaw: [HeaderLine]?
-    /// Exchanges not settled yet, by id: the current one, those waiting for the client to
-    /// acknowledge their last bytes, and those waiting for an aborted transfer to stop.
+    /// Exchanges not settled yet, by id: the one being answered, those waiting for the client
+    /// to acknowledge their last bytes, and those waiting for an aborted transfer to stop.
     private var exchanges: [Int: Active] = [:]
-    /// The exchange whose response is being written.
-    private var current: Int?
     private var settleDelay: TimeAmount = .milliseconds(1)
     private var settleCheckScheduled = false
     /// Set when a request body is being thrown away (refused before it was read).
@@ -99,7 +97,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         let now = shared.clock.now()
-        current = nil
         for id in exchanges.keys.sorted() {
             guard var a = exchanges[id] else { continue }
             let action: ExchangeStateMachine.Action
@@ -230,7 +227,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
         exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID))
-        current = p.exchange
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
@@ -271,7 +267,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if a.machine.isSettled {
             exchanges[id] = nil
-            if current == id { current = nil }
         } else {
             exchanges[id] = a
         }
@@ -314,7 +309,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             if !session.tls { context.flush() }
         case .writeEnd(let close, let trailers):
             headSlot.trailers = trailers
-            if current == exchange.id { current = nil }
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             if close {
                 closedByProxy = true
@@ -326,12 +320,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         case .respondWithError(let status, let message):
             let keepAlive = exchanges[exchange.id]?.machine.clientKeepAlive ?? false
-            if current == exchange.id { current = nil }
             // The transfer has stopped, or its response is unusable: either way it goes no further.
             exchange.abort()
             respond(status, message: message, keepAlive: keepAlive, context: context)
         case .closeConnection:
-            if current == exchange.id { current = nil }
             closedByProxy = true
             context.close(promise: nil)
         case .cancelUpstream:

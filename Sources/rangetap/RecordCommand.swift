@@ -85,7 +85,7 @@ struct RecordCommand: AsyncParsableCommand {
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
         config.noIntercept = noIntercept.compactMap(HostPattern.init)
         // '*' relays every tunnel opaquely: no CA is needed.
-        config.caDirectory = config.noIntercept.contains { $0.matches("any.host.invalid") && $0.matches("192.0.2.1") } ? nil : (caDir ?? CertificateAuthorityLocation.directory)
+        config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
         config.upstreamCACertificates = upstreamCacert
         let stderr = StandardError()
         do {
