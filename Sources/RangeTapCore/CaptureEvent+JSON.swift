@@ -33,6 +33,7 @@ extension CaptureEvent {
             j.add("target", e.target)
             j.add("version", e.version)
             j.add("url", e.url)
+            j.add("stream", e.stream)
             j.add("headers", e.headers)
         case .interim(let e), .response(let e):
             j.add("t", e.t)
@@ -133,7 +134,7 @@ extension CaptureEvent {
         case "conn.close":
             return .connectionClose(ConnectionCloseEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), by: try need(r.by, "by"), requests: try need(r.requests, "requests")))
         case "request":
-            return .request(RequestEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), method: try need(r.method, "method"), target: try need(r.target, "target"), version: try need(r.version_, "version"), url: r.url, headers: lines(try need(r.headers, "headers"))))
+            return .request(RequestEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), method: try need(r.method, "method"), target: try need(r.target, "target"), version: try need(r.version_, "version"), url: r.url, headers: lines(try need(r.headers, "headers")), stream: r.stream))
         case "interim", "response":
             let e = ResponseEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), status: try need(r.status, "status"), lines: lines(try need(r.lines, "lines")), reused: r.reused, upstreamPort: r.upstreamPort)
             return r.type == "interim" ? .interim(e) : .response(e)
@@ -207,6 +208,7 @@ private struct RawEvent: Decodable {
     var lines: [String]?
     var reused: Bool?
     var upstreamPort: Int?
+    var stream: Int?
     // chunk
     var size: Int?
     var off: Int64?
@@ -237,7 +239,7 @@ private struct RawEvent: Decodable {
 
     enum CodingKeys: String, CodingKey {
         case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
-        case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at
+        case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
         case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
         case version
@@ -276,6 +278,7 @@ private struct RawEvent: Decodable {
         lines = try c.decodeIfPresent([String].self, forKey: .lines)
         reused = try c.decodeIfPresent(Bool.self, forKey: .reused)
         upstreamPort = try c.decodeIfPresent(Int.self, forKey: .upstreamPort)
+        stream = try c.decodeIfPresent(Int.self, forKey: .stream)
         size = try c.decodeIfPresent(Int.self, forKey: .size)
         off = try c.decodeIfPresent(Int64.self, forKey: .off)
         res = try c.decodeIfPresent(Int64.self, forKey: .res)

@@ -23,6 +23,8 @@ extension CaptureEvent {
             try check.notNegative("t", e.t)
             try check.notNegative("ex", e.exchange)
             try check.notNegative("conn", e.connection)
+            // HTTP/2 stream ids are 31-bit, and a client's are odd (RFC 9113 §5.1.1).
+            if let stream = e.stream { try check.within("stream", Int64(stream), 1...2_147_483_647) }
         case .interim(let e), .response(let e):
             try check.notNegative("t", e.t)
             try check.notNegative("ex", e.exchange)

@@ -156,15 +156,19 @@ public struct RequestEvent: Sendable, Equatable {
     public var method: String
     /// The request target, as sent (absolute-form for a forward proxy).
     public var target: String
-    /// `HTTP/1.1` or `HTTP/1.0`.
+    /// `HTTP/1.1`, `HTTP/1.0`, or `HTTP/2` for a request that came as an HTTP/2 stream.
     public var version: String
     /// The absolute URL fetched upstream (nil when the request was refused).
     public var url: String?
-    /// Header lines in order and case (secrets redacted unless kept).
+    /// Header lines in order and case (secrets redacted unless kept). For HTTP/2, the
+    /// pseudo-header fields (`:method`, `:path`, …) first, as received, names lower-case.
     public var headers: [HeaderLine]
+    /// The HTTP/2 stream id the request came on; nil for HTTP/1.x.
+    public var stream: Int?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, connection: Int, method: String, target: String, version: String, url: String?, headers: [HeaderLine]) {
+    public init(t: CaptureTime, exchange: Int, connection: Int, method: String, target: String, version: String, url: String?, headers: [HeaderLine], stream: Int? = nil) {
+        self.stream = stream
         self.t = t
         self.exchange = exchange
         self.connection = connection

@@ -28,6 +28,8 @@ public final class CurlMulti: Sendable {
         guard rc == 0 else { throw .globalInit(rc) }
         guard let m = curl_multi_init() else { throw .multiInit }
         _ = ccurl_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, maxConnections)
+        // HTTP/2 transfers to one origin share a connection, one stream each.
+        _ = ccurl_multi_setopt_long(m, CURLMOPT_PIPELINING, ccurl_pipe_multiplex)
         multi = SendablePointer(m)
         let thread = Thread { [self] in self.run() }
         thread.name = "rangetap-curl"

@@ -16,6 +16,11 @@ public struct CurlRequest: Sendable {
     public var bufferSize: Int
     /// Ask for HTTP/1.0 instead of HTTP/1.1.
     public var http10: Bool
+    /// Ask for HTTP/2: negotiated by ALPN over https (HTTP/1.1 when the origin does not offer
+    /// it, and for http:// URLs), or, with ``CurlHTTP2/priorKnowledge``, spoken straight away
+    /// (h2c). A transfer asking for HTTP/2 waits for a connection it can multiplex on
+    /// (`CURLOPT_PIPEWAIT`) rather than opening another. `nil`: HTTP/1.1 (or 1.0, see ``http10``).
+    public var http2: CurlHTTP2?
     /// HTTP proxy to send the request through (`http://HOST:PORT`, as `CURLOPT_PROXY` takes it);
     /// `nil` connects directly and ignores the `http_proxy`/`all_proxy` environment variables.
     public var proxy: String?
@@ -41,6 +46,14 @@ public struct CurlRequest: Sendable {
         self.proxy = proxy
         self.timeoutMs = timeoutMs
     }
+}
+
+/// How a transfer asks for HTTP/2.
+public enum CurlHTTP2: Sendable, Equatable {
+    /// Offer `h2` by ALPN on https (`CURL_HTTP_VERSION_2TLS`); HTTP/1.1 on http.
+    case overTLS
+    /// Speak HTTP/2 from the first byte, on http too (`CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`).
+    case priorKnowledge
 }
 
 /// What the body callback tells libcurl to do with the bytes it was handed.

@@ -40,6 +40,21 @@ public final class CurlTransfer: @unchecked Sendable {
         return (connects == 0, port)
     }
 
+    /// The HTTP version the transfer's response came over: `"1.0"`, `"1.1"`, `"2"` (or `"3"`);
+    /// nil before the response head. Valid on the multi thread.
+    public func responseHTTPVersion() -> String? {
+        guard let easy else { return nil }
+        var version: Int = 0
+        guard ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK else { return nil }
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): return "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): return "2"
+        case Int(CURL_HTTP_VERSION_3): return "3"
+        default: return nil
+        }
+    }
+
     /// Whether the system's hashed CA directory is there (looked up once per process).
     private static let systemCertificateDirectoryExists = FileManager.default.fileExists(atPath: "/etc/ssl/certs")
 
@@ -61,7 +76,16 @@ public final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         // The path as the client sent it: no dot-segment removal (`/x/../a` stays).
         check(ccurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS")
-        check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
+        switch request.http2 {
+        case .overTLS?:
+            check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2tls), "HTTP_VERSION")
+            check(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
+        case .priorKnowledge?:
+            check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2_prior_knowledge), "HTTP_VERSION")
+            check(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
+        case nil:
+            check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
+        }
         check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")
         if request.timeoutMs > 0 {
             check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMs), "TIMEOUT_MS")

@@ -31,6 +31,10 @@ public struct HeadChange: Sendable, Hashable, CustomStringConvertible {
         case transferEncodingToHTTP10 = "transfer-encoding-http10"
         /// Trailer fields not sent: the client did not send `TE: trailers` (RFC 9110 §6.5.1).
         case trailersDropped = "trailers-dropped"
+        /// The head sent as an HTTP/2 HEADERS frame (RFC 9113 §8.3): no reason phrase, field
+        /// names lower-case, connection-specific fields (`Connection`, `Keep-Alive`,
+        /// `Proxy-Connection`, `Transfer-Encoding`, `Upgrade`) left out.
+        case http2 = "http2"
     }
 
     /// Why.
