@@ -77,6 +77,12 @@ extension HeaderLine {
     /// `HTTP/` DIGIT `.` DIGIT SP 3DIGIT, then nothing or SP and a reason phrase.
     private static func isStatusLine(_ s: [Unicode.Scalar]) -> Bool {
         let prefix: [Unicode.Scalar] = ["H", "T", "T", "P", "/"]
+        // `HTTP/2 206`: how libcurl writes the head of a response that came over HTTP/2 or 3
+        // (a `:status` field, no reason phrase).
+        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == " ",
+           isDigit(s[7]), isDigit(s[8]), isDigit(s[9]) {
+            return s.count == 10 || s[10] == " "
+        }
         guard s.count >= 12, Array(s[0..<5]) == prefix,
               isDigit(s[5]), s[6] == ".", isDigit(s[7]), s[8] == " ",
               isDigit(s[9]), isDigit(s[10]), isDigit(s[11])

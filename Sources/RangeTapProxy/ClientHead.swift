@@ -11,6 +11,8 @@ enum ClientFraming: Equatable {
     case chunked
     /// The body ends when rangetap closes the connection.
     case closeDelimited
+    /// HTTP/2: DATA frames; the last one ends the stream.
+    case http2
 }
 
 /// A response head exactly as the client gets it, and how its body is framed.

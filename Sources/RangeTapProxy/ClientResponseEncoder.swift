@@ -48,7 +48,7 @@ final class ClientResponseEncoder: ChannelOutboundHandler, RemovableChannelHandl
             switch framing {
             case .noBody:
                 promise?.succeed()
-            case .contentLength, .closeDelimited:
+            case .contentLength, .closeDelimited, .http2:
                 context.write(wrapOutboundOut(body), promise: promise)
             case .chunked:
                 guard body.readableBytes > 0 else {

@@ -93,13 +93,17 @@ struct ExchangeStateMachine {
     /// An interim (1xx) head from upstream: relayed to an HTTP/1.1 client, up to a bound.
     mutating func upstreamInterim(lines: [HeaderLine]) -> Action {
         guard state == .awaitingHead else { return .none }
-        guard clientVersion == .http1_1, interimRelayed < Self.maxInterimRelayed,
+        let status = UpstreamHeadAssembler.status(of: lines.first)
+        guard clientVersion == .http1_1 || (isHTTP2 && status != 101), interimRelayed < Self.maxInterimRelayed,
               let forwarded = try? HeaderForwarding.clientResponseHead(lines)
         else {
             interimHeld += 1
             return .none
         }
         interimRelayed += 1
+        if isHTTP2 {
+            return .writeInterim(Self.http2Head(status: status, statusLine: forwarded.statusLine, fields: forwarded.fields, changes: forwarded.changes, framing: .noBody))
+        }
         let (statusLine, versionChange) = Self.ownVersion(forwarded.statusLine)
         let text = statusLine + forwarded.fields.joined() + "\r\n"
         return .writeInterim(ClientHead(status: UpstreamHeadAssembler.status(of: lines.first), bytes: Latin1.bytes(text), framing: .noBody, changes: forwarded.changes + versionChange))
@@ -129,6 +133,16 @@ struct ExchangeStateMachine {
         let hasLength = fieldLines.contains { $0.name!.lowercased() == "content-length" }
         let noBody = method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status)
 
+        if isHTTP2 {
+            // DATA frames and END_STREAM frame the body; no connection-specific fields.
+            if !transferEncoding.isEmpty && hasLength {
+                let removed = fields.filter { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
+                fields.removeAll { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
+                changes.append(HeadChange(.contentLengthWithTransferEncoding, original: removed))
+            }
+            framing = noBody ? .noBody : .http2
+            return .writeHead(Self.http2Head(status: status, statusLine: forwarded.statusLine, fields: fields, changes: changes, framing: framing))
+        }
         if !transferEncoding.isEmpty {
             if hasLength {
                 let removed = fields.filter { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
@@ -165,6 +179,26 @@ struct ExchangeStateMachine {
         return .writeHead(ClientHead(status: status, bytes: Latin1.bytes(text), framing: framing, changes: changes))
     }
 
+    /// Whether the client speaks HTTP/2 (this exchange is one stream).
+    var isHTTP2: Bool { clientVersion.major == 2 }
+
+    /// A head for an HTTP/2 client (RFC 9113 §8.3): `HTTP/2 CODE` as its first line (the
+    /// `:status` pseudo-header field, no reason phrase), names lower-case.
+    static func http2Head(status: Int, statusLine: String, fields: [String], changes: [HeadChange], framing: ClientFraming) -> ClientHead {
+        var lowered: [String] = []
+        var renamed: [String] = []
+        for field in fields {
+            guard let colon = field.firstIndex(of: ":") else { continue }
+            let name = field[..<colon]
+            let lower = name.lowercased()
+            if lower != name { renamed.append(field) }
+            lowered.append(lower + field[colon...])
+        }
+        let first = "HTTP/2 \(status)\r\n"
+        let change = HeadChange(.http2, original: [statusLine] + renamed, replacement: first)
+        return ClientHead(status: status, bytes: Latin1.bytes(first + lowered.joined() + "\r\n"), framing: framing, changes: changes + [change])
+    }
+
     /// The status line with rangetap's own HTTP-version (RFC 9110 §6.2), and the change if any.
     static func ownVersion(_ statusLine: String) -> (String, [HeadChange]) {
         guard statusLine.hasPrefix("HTTP/"), !statusLine.hasPrefix("HTTP/1.1 ") else { return (statusLine, []) }
@@ -187,7 +221,7 @@ struct ExchangeStateMachine {
         case .streaming:
             state = .finished
             var sent: [String] = []
-            if framing == .chunked && clientAcceptsTrailers {
+            if (framing == .chunked || framing == .http2) && clientAcceptsTrailers {
                 sent = trailers.map { String($0.removingSpaceBeforeColon().content) + "\r\n" }.filter { !$0.contains("\r\n\r") }
             }
             return .writeEnd(close: closeAfterEnd || !clientKeepAlive, trailers: sent)

@@ -44,6 +44,10 @@ public struct ProxyConfiguration: Sendable {
     public var noIntercept: [HostPattern] = []
     /// A PEM file of extra CA certificates trusted for https upstreams, besides the system's.
     public var upstreamCACertificates: String?
+    /// HTTP/1.1 on both sides (`--http1`): no `h2` offered to clients inside intercepted
+    /// tunnels, no h2c on the plain listener, HTTP/1.1 upstream. Off by default: a client gets
+    /// HTTP/2 when it offers it and the origin speaks it (docs/http2.md).
+    public var http1Only = false
 
     /// A configuration with defaults for everything but the capture path.
     public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 512 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {

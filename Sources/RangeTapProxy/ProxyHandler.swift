@@ -424,7 +424,7 @@ extension ProxyHandler: Sendable {}
 
 extension CaptureEvent {
     /// The event with `now` as its time when the state machine, which has no clock, left it 0.
-    fileprivate func stamped(_ now: CaptureTime) -> CaptureEvent {
+    func stamped(_ now: CaptureTime) -> CaptureEvent {
         if case .error(var e) = self, e.t == 0 {
             e.t = now
             return .error(e)

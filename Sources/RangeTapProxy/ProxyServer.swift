@@ -113,6 +113,10 @@ public final class ProxyServer: Sendable {
     static func addClientHandlers(to channel: any Channel, context: RecordingContext) throws {
         let wire = ClientWire()
         try channel.pipeline.syncOperations.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
+        if !context.configuration.http1Only {
+            // h2c with prior knowledge: the HTTP/2 preface in place of a request.
+            try channel.pipeline.syncOperations.addHandler(H2PrefaceSniffer(shared: context))
+        }
         try addHTTPHandlers(to: channel.pipeline.syncOperations, context: context, wire: wire, session: .plain, names: TunnelStarter.httpHandlerNames)
     }
 

@@ -8,31 +8,34 @@ import Synchronization
 /// leaf, so a client that sends no SNI (an IP literal) still gets a certificate for what it
 /// asked; when the client's SNI names another host, the handshake switches to that host's leaf.
 public final class InterceptContexts: Sendable {
-    /// Application protocols offered to clients, in order of preference.
-    public let applicationProtocols: [String]
     /// The minted certificates.
     public let leaves: LeafCertificates
     private let contexts = Mutex<[String: NIOSSLContext]>([:])
 
-    /// Contexts signing with `leaves`, offering `applicationProtocols` by ALPN.
-    public init(leaves: LeafCertificates, applicationProtocols: [String] = ["http/1.1"]) {
+    /// Contexts signing with `leaves`.
+    public init(leaves: LeafCertificates) {
         self.leaves = leaves
-        self.applicationProtocols = applicationProtocols
+    }
+
+    /// What a context offers by ALPN: `h2` first when HTTP/2 is offered, then `http/1.1`.
+    public static func applicationProtocols(http2: Bool) -> [String] {
+        http2 ? ["h2", "http/1.1"] : ["http/1.1"]
     }
 
     /// Contexts made so far.
     public var count: Int { contexts.withLock { $0.count } }
 
-    /// The context for tunnels to `host`.
-    public func context(for host: String) throws(TLSError) -> NIOSSLContext {
+    /// The context for tunnels to `host`, offering `h2` by ALPN when `http2`.
+    public func context(for host: String, http2: Bool = false) throws(TLSError) -> NIOSSLContext {
         let key = LeafCertificates.normalize(host)
-        if let existing = contexts.withLock({ $0[key] }) { return existing }
+        let cacheKey = http2 ? key + " h2" : key
+        if let existing = contexts.withLock({ $0[cacheKey] }) { return existing }
         let leaf = try leaves.certificate(for: key)
         let leaves = self.leaves
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(leaf), .certificate(leaves.caCertificate)],
             privateKey: .privateKey(leaves.privateKey))
-        configuration.applicationProtocols = applicationProtocols
+        configuration.applicationProtocols = Self.applicationProtocols(http2: http2)
         configuration.sslContextCallback = { values, promise in
             guard let sni = values.serverHostname, LeafCertificates.normalize(sni) != key else {
                 promise.succeed(.noChanges)
@@ -54,9 +57,9 @@ public final class InterceptContexts: Sendable {
             throw .minting(host: key, "cannot make a TLS context: \(error)")
         }
         return contexts.withLock { cache in
-            if let raced = cache[key] { return raced }
+            if let raced = cache[cacheKey] { return raced }
             if cache.count >= LeafCertificates.cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = context
+            cache[cacheKey] = context
             return context
         }
     }

@@ -46,6 +46,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Relay CONNECT tunnels to HOST opaquely, without decrypting them (repeatable): a name, an IP, *.example.com for its subdomains, or '*' for every host.", valueName: "HOST"))
     var noIntercept: [String] = []
 
+    @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 on both sides: offer no h2 to clients (ALPN, h2c) and ask none of origins, to compare with what HTTP/2 players do.")
+    var http1 = false
+
     @Option(name: .long, help: ArgumentHelp("PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).", valueName: "FILE"))
     var upstreamCacert: String?
 
@@ -87,6 +90,7 @@ struct RecordCommand: AsyncParsableCommand {
         // '*' relays every tunnel opaquely: no CA is needed.
         config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
         config.upstreamCACertificates = upstreamCacert
+        config.http1Only = http1
         let stderr = StandardError()
         do {
             // Before anything is bound: an upstream that is this proxy would loop.

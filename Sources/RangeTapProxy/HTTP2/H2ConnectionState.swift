@@ -1,0 +1,42 @@
+import NIOHTTP2
+
+/// One HTTP/2 client connection, shared by its connection-level handlers and its streams, all on
+/// its event loop: the connection's id and request count, and what the client granted back per
+/// stream with `WINDOW_UPDATE` (the measure of an HTTP/2 stream's delivery).
+final class H2ConnectionState {
+    /// The client connection's id.
+    let connection: Int
+    /// Requests seen on the connection (a CONNECT before the tunnel among them).
+    var requests: Int
+    /// The socket's send buffer.
+    let sendBuffer: Int?
+    /// Whether rangetap closed the connection (a protocol error), rather than the client.
+    var closedByProxy = false
+    /// Stream-level `WINDOW_UPDATE` increments received, by stream id, for open streams.
+    private var grants: [Int: Int64] = [:]
+
+    init(_ inherited: ClientSession.Inherited) {
+        connection = inherited.connection
+        requests = inherited.requests
+        sendBuffer = inherited.sendBuffer
+    }
+
+    /// Notes a `WINDOW_UPDATE` for `stream`.
+    func granted(_ increment: Int, stream: Int) {
+        grants[stream, default: 0] += Int64(increment)
+    }
+
+    /// Bytes the client granted back on `stream` so far.
+    func granted(stream: Int) -> Int64 { grants[stream] ?? 0 }
+
+    /// Forgets a closed stream.
+    func closed(stream: Int) { grants[stream] = nil }
+}
+
+@available(*, unavailable)
+extension H2ConnectionState: Sendable {}
+
+extension HTTP2StreamID {
+    /// The id as an `Int`.
+    var number: Int { Int(Int32(self)) }
+}

@@ -1,0 +1,28 @@
+import NIOCore
+import NIOHTTP2
+
+/// Builds an HTTP/2 client connection's pipeline after whatever carries its bytes (the socket,
+/// or TLS inside an intercepted tunnel): `NIOHTTP2Handler` → ``H2FrameTap`` →
+/// `HTTP2StreamMultiplexer` (one ``H2StreamHandler`` per stream) → ``H2ConnectionHandler``.
+enum H2Pipeline {
+    /// Streams a client may open at once.
+    static let maxConcurrentStreams = 128
+
+    /// Adds the handlers. Called on the channel's event loop.
+    static func install(on channel: any Channel, shared: RecordingContext, session: ClientSession, inherited: ClientSession.Inherited) throws {
+        let sync = channel.pipeline.syncOperations
+        let state = NIOLoopBound(H2ConnectionState(inherited), eventLoop: channel.eventLoop)
+        // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
+        try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
+        ], contentLengthValidation: .disabled))
+        try sync.addHandler(H2FrameTap(state: state.value))
+        try sync.addHandler(HTTP2StreamMultiplexer(mode: .server, channel: channel, targetWindowSize: 1 << 20, inboundStreamInitializer: { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(H2StreamHandler(shared: shared, state: state.value, session: session))
+            }
+        }))
+        try sync.addHandler(H2ConnectionHandler(shared: shared, state: state.value))
+    }
+}

@@ -1,0 +1,88 @@
+import NIOHPACK
+import NIOHTTP1
+import RangeTapCore
+
+/// A request head received on an HTTP/2 stream (RFC 9113 §8.3.1): its pseudo-header fields and
+/// its other fields, in order, as received.
+struct H2Request {
+    var method: String
+    var scheme: String?
+    var authority: String?
+    var path: String?
+    /// The fields other than pseudo-header fields, in order.
+    var fields: [(name: String, value: String)]
+    /// Every field line as received, pseudo-header fields first (for the capture).
+    var lines: [HeaderLine]
+
+    init(_ headers: HPACKHeaders) {
+        method = ""
+        fields = []
+        lines = []
+        for (name, value, _) in headers {
+            lines.append(HeaderLine(raw: "\(name): \(value)\r\n"))
+            switch name {
+            case ":method": method = value
+            case ":scheme": scheme = value
+            case ":authority": authority = value
+            case ":path": path = value
+            default:
+                if !name.hasPrefix(":") { fields.append((name, value)) }
+            }
+        }
+    }
+
+    /// The request target rangetap resolves: the path when the origin is known (inside a tunnel,
+    /// or with `--upstream`), else the absolute URL the pseudo-header fields spell.
+    func target(originKnown: Bool) -> String {
+        let path = self.path ?? "/"
+        if originKnown { return path }
+        return "\(scheme ?? "http")://\(authority ?? "")\(path)"
+    }
+
+    /// The fields as NIO's HTTP/1 headers, for the upstream request: `Host` from `:authority`
+    /// first, `Cookie` fields joined with "; " (RFC 9113 §8.2.3).
+    var http1Headers: HTTPHeaders {
+        var headers = HTTPHeaders()
+        if let authority, !fields.contains(where: { $0.name == "host" }) { headers.add(name: "host", value: authority) }
+        var cookies: [String] = []
+        for (name, value) in fields {
+            if name == "cookie" { cookies.append(value) } else { headers.add(name: name, value: value) }
+        }
+        if !cookies.isEmpty { headers.add(name: "cookie", value: cookies.joined(separator: "; ")) }
+        return headers
+    }
+
+    /// The declared `content-length`, if any.
+    var contentLength: Int? {
+        fields.first { $0.name == "content-length" }.flatMap { Int($0.value.trimmingHTTPWhitespace()) }
+    }
+
+    /// Whether the client sent `te: trailers`.
+    var acceptsTrailers: Bool {
+        fields.contains { $0.name == "te" && $0.value.lowercased().contains("trailers") }
+    }
+}
+
+extension ClientHead {
+    /// The head as HTTP/2 header fields: `:status`, then each field line's name (lower-case)
+    /// and value, in order.
+    var hpack: HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.add(name: ":status", value: String(status))
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: true).dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.add(name: line[..<colon].lowercased(), value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+        }
+        return headers
+    }
+
+    /// Trailer lines (`Name: value\r\n`) as HTTP/2 header fields.
+    static func hpack(trailers: [String]) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        for line in trailers {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.add(name: line[..<colon].lowercased(), value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+        }
+        return headers
+    }
+}

@@ -1,0 +1,296 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP1
+import NIOHTTP2
+import RangeTapCore
+import RangeTapCurl
+
+/// One HTTP/2 stream of a client connection, which carries one exchange: the stream's request
+/// becomes an ``Exchange`` and an ``ExchangeStateMachine`` (the same as for an HTTP/1.1
+/// request), whose actions this handler carries out as HTTP/2 frames. A client's `RST_STREAM`
+/// is a cancel of this stream only; its `delivered` is what the client granted back with
+/// `WINDOW_UPDATE` on the stream.
+final class H2StreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private struct Pending {
+        var request: H2Request
+        var t: CaptureTime
+        var exchange: Int
+        var url: String
+        var body: ByteBuffer?
+    }
+
+    private let shared: RecordingContext
+    private let state: H2ConnectionState
+    private let session: ClientSession
+    private var context: ChannelHandlerContext?
+    private var stream = 0
+    private var pending: Pending?
+    /// Set once the request was answered by rangetap itself, or its body is being refused.
+    private var answered = false
+    private var exchange: Exchange?
+    private var machine: ExchangeStateMachine?
+    /// Body bytes handed to the stream.
+    private var sent: Int64 = 0
+    /// Set when the frame ending the stream was written.
+    private var endWritten = false
+    /// The client's `RST_STREAM` error code, when it reset the stream.
+    private var reset: HTTP2ErrorCode?
+
+    init(shared: RecordingContext, state: H2ConnectionState, session: ClientSession) {
+        self.shared = shared
+        self.state = state
+        self.session = session
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        stream = ((try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? nil)?.number ?? 0
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: The request
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let headers):
+            if pending == nil && exchange == nil && !answered {
+                received(H2Request(headers.headers), context: context)
+            }
+            if headers.endStream { requestEnded(context: context) }
+        case .data(let frame):
+            guard !answered, var p = pending, case .byteBuffer(var buffer) = frame.data else {
+                if frame.endStream { requestEnded(context: context) }
+                return
+            }
+            pending = nil
+            if (p.body?.readableBytes ?? 0) + buffer.readableBytes > shared.configuration.maxRequestBody {
+                refuseTooLarge(p, context: context)
+                return
+            }
+            if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
+            pending = p
+            if frame.endStream { requestEnded(context: context) }
+        default:
+            break
+        }
+    }
+
+    private func received(_ request: H2Request, context: ChannelHandlerContext) {
+        state.requests += 1
+        let t = shared.clock.now()
+        let id = shared.nextExchangeID()
+        let originKnown = session.origin != nil || shared.configuration.upstream != nil
+        let target = request.target(originKnown: originKnown)
+        if request.method == "CONNECT" {
+            recordRequest(request, t: t, exchange: id, target: target, url: nil)
+            refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
+            return
+        }
+        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
+        case .success(let url):
+            let p = Pending(request: request, t: t, exchange: id, url: url)
+            if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
+                refuseTooLarge(p, context: context)
+                return
+            }
+            pending = p
+        case .failure(let refusal):
+            recordRequest(request, t: t, exchange: id, target: target, url: nil)
+            refuse(exchange: id, status: refusal.status, message: refusal.message, context: context)
+        }
+    }
+
+    private func requestEnded(context: ChannelHandlerContext) {
+        guard !answered, let p = pending else { return }
+        pending = nil
+        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.request.target(originKnown: session.origin != nil || shared.configuration.upstream != nil), url: p.url)
+        start(p, context: context)
+    }
+
+    private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
+        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.request.target(originKnown: true), url: p.url)
+        refuse(exchange: p.exchange, status: .payloadTooLarge, message: "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size", context: context)
+    }
+
+    private func refuse(exchange id: Int, status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
+        answered = true
+        pending = nil
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: state.connection, kind: "refused", message: message, status: Int(status.code))))
+        respond(status, message: message, context: context)
+    }
+
+    // MARK: The exchange
+
+    private func start(_ p: Pending, context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        let exchange = Exchange(id: p.exchange, connection: state.connection, context: shared, loop: loop) { exchange, message in
+            loop.execute { loopBound.value.handle(message, from: exchange) }
+        }
+        self.exchange = exchange
+        machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
+        let method = p.request.method
+        var request = CurlRequest(
+            url: p.url, method: method,
+            headers: HeaderForwarding.upstreamRequestLines(p.request.http1Headers),
+            body: p.body.map { Array($0.readableBytesView) } ?? (method == "POST" || method == "PUT" ? [] : nil),
+            insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
+        // The protocol the client would have had: HTTP/2 to an https origin that offers it.
+        if !shared.configuration.http1Only && p.url.lowercased().hasPrefix("https:") {
+            request.http2 = .overTLS
+        }
+        request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
+        request.caFile = shared.configuration.upstreamCACertificates
+        exchange.start(request)
+    }
+
+    private func handle(_ message: Exchange.Message, from exchange: Exchange) {
+        guard self.exchange === exchange, var machine else { return }
+        let action: ExchangeStateMachine.Action
+        switch message {
+        case .interim(let lines): action = machine.upstreamInterim(lines: lines)
+        case .head(let lines): action = machine.upstreamHead(lines: lines)
+        case .body(let buffer): action = machine.upstreamBody(buffer)
+        case .end(let trailers, let outcome): action = machine.upstreamEnd(trailers: trailers, outcome: outcome)
+        case .failed(let text, let timedOut, let outcome): action = machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
+        }
+        self.machine = machine
+        if let context {
+            perform(action, context: context)
+        } else if case .cancelUpstream = action {
+            exchange.abort()
+        }
+        settle()
+    }
+
+    private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
+        guard let exchange else { return }
+        switch action {
+        case .none:
+            break
+        case .writeInterim(let head), .writeHead(let head):
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head.hpack))), promise: nil)
+        case .writeBody(let buffer):
+            let n = buffer.readableBytes
+            sent += Int64(n)
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { result in
+                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
+            }
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer)))), promise: promise)
+        case .writeEnd(_, let trailers):
+            endWritten = true
+            let frame: HTTP2Frame.FramePayload = trailers.isEmpty
+                ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
+                : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(frame)).whenSuccess {
+                loopBound.value.streamEndWritten()
+            }
+        case .respondWithError(let status, let message):
+            exchange.abort()
+            respond(status, message: message, context: context)
+        case .closeConnection:
+            // Only this stream can be ended early: reset it.
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
+            context.close(promise: nil)
+        case .cancelUpstream:
+            exchange.abort()
+        case .resumeUpstream:
+            exchange.resume()
+        }
+    }
+
+    private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
+        let drained = exchange.flow.complete(n)
+        guard let context, self.exchange === exchange, var machine else {
+            if drained { exchange.resume() }
+            return
+        }
+        let action = machine.writeCompleted(n, written: written, windowDrained: drained)
+        self.machine = machine
+        perform(action, context: context)
+    }
+
+    /// The frame with END_STREAM is on the connection's socket: the stream is complete.
+    private func streamEndWritten() {
+        guard var machine, machine.client == nil else { return }
+        _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+        self.machine = machine
+        settle()
+    }
+
+    private func settle() {
+        guard var machine else { return }
+        if let event = machine.takeRecord() {
+            shared.writer.record(event.stamped(shared.clock.now()))
+        }
+        self.machine = machine
+        if machine.isSettled {
+            self.machine = nil
+            exchange = nil
+        }
+    }
+
+    // MARK: The stream's end
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            reset = closed.errorCode
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        defer {
+            state.closed(stream: stream)
+            context.fireChannelInactive()
+        }
+        guard var machine, exchange != nil else { return }
+        let now = shared.clock.now()
+        let action: ExchangeStateMachine.Action
+        if endWritten && reset == nil && machine.state == .finished {
+            action = machine.clientReceivedAll(ClientOutcome(t: now, delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+        } else {
+            // Reset by the client (or the connection went away): what it granted back is what
+            // its application took.
+            let delivered = min(state.granted(stream: stream), sent)
+            action = machine.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
+        }
+        self.machine = machine
+        if case .cancelUpstream = action { exchange?.abort() }
+        settle()
+    }
+
+    // MARK: Helpers
+
+    private func recordRequest(_ request: H2Request, t: CaptureTime, exchange: Int, target: String, url: String?) {
+        var lines = request.lines
+        if !shared.configuration.keepSecrets { lines = lines.redactingSecrets() }
+        let keep = shared.configuration.keepSecrets
+        shared.writer.record(.request(RequestEvent(
+            t: t, exchange: exchange, connection: state.connection, method: request.method,
+            target: URLRedaction.redactingUserinfo(target, if: !keep),
+            version: "HTTP/2",
+            url: url.map { URLRedaction.redactingUserinfo($0, if: !keep) }, headers: lines, stream: stream)))
+    }
+
+    /// The proxy's own response (an error it generates), plain text, ending the stream.
+    private func respond(_ status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
+        var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
+        body.writeString("rangetap: \(message)\n")
+        let headers: HPACKHeaders = [":status": String(status.code), "content-type": "text/plain; charset=utf-8", "content-length": String(body.readableBytes)]
+        context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+    }
+}
+
+@available(*, unavailable)
+extension H2StreamHandler: Sendable {}
