@@ -5,64 +5,84 @@ import NIOCore
 /// with ``H2Pipeline``'s; otherwise removes itself. Bytes are held until that is decided.
 final class H2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
 
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     private let shared: RecordingContext
     private var held: ByteBuffer?
+    /// Set once the first bytes were judged; bytes arriving while the HTTP/1.1 handlers are
+    /// being removed are held too.
     private var decided = false
+    private var switching = false
 
     init(shared: RecordingContext) {
         self.shared = shared
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !decided else {
+        guard !decided || switching else {
             context.fireChannelRead(data)
             return
         }
         var buffer = unwrapInboundIn(data)
         if held == nil { held = buffer } else { held!.writeBuffer(&buffer) }
+        guard !switching else { return }
         let seen = held!.readableBytesView.prefix(Self.preface.count)
-        guard seen.elementsEqual(Self.preface.prefix(seen.count)) else {
-            decide(http2: false, context: context)
-            return
+        if !seen.elementsEqual(Self.preface.prefix(seen.count)) {
+            decided = true
+            release(context: context)
+        } else if seen.count == Self.preface.count {
+            decided = true
+            switching = true
+            switchToHTTP2(context: context)
         }
-        if seen.count == Self.preface.count { decide(http2: true, context: context) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !decided, held != nil { decide(http2: false, context: context) }
+        if !decided, held != nil {
+            decided = true
+            release(context: context)
+        }
         context.fireChannelInactive()
     }
 
-    private func decide(http2: Bool, context: ChannelHandlerContext) {
-        decided = true
-        let bytes = held
-        held = nil
-        if http2 {
-            do {
-                try switchToHTTP2(context: context)
-            } catch {
-                context.close(promise: nil)
-                return
-            }
+    /// Passes on what was held and leaves the pipeline.
+    private func release(context: ChannelHandlerContext) {
+        switching = false
+        if let bytes = held {
+            held = nil
+            context.fireChannelRead(NIOAny(bytes))
         }
-        if let bytes { context.fireChannelRead(NIOAny(bytes)) }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     /// Takes the connection id and request count from the HTTP/1.1 proxy handler (which recorded
-    /// the connection's opening), removes the HTTP/1.1 handlers and adds the HTTP/2 ones.
-    private func switchToHTTP2(context: ChannelHandlerContext) throws {
+    /// the connection's opening), removes the HTTP/1.1 handlers (the request decoder leaves on
+    /// the next tick) and adds the HTTP/2 ones, then passes on the held bytes.
+    private func switchToHTTP2(context: ChannelHandlerContext) {
         let sync = context.pipeline.syncOperations
-        let proxy = try sync.handler(type: ProxyHandler.self)
+        guard let proxy = try? sync.handler(type: ProxyHandler.self) else {
+            release(context: context)
+            return
+        }
         let inherited = proxy.inheritance
         let names = TunnelStarter.httpHandlerNames
-        for name in [names.rawHeads, names.encoder, names.decoder, names.pipelining, names.errors, names.proxy] {
-            _ = sync.removeHandler(name: name)
-        }
-        try H2Pipeline.install(on: context.channel, shared: shared, session: .plain, inherited: inherited)
+        let removals = [names.rawHeads, names.encoder, names.decoder, names.pipelining, names.errors, names.proxy].map { sync.removeHandler(name: $0) }
+        let shared = self.shared
+        let me = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let channel = context.channel
+        EventLoopFuture.andAllSucceed(removals, on: context.eventLoop)
+            .flatMapThrowing { try H2Pipeline.install(on: channel, shared: shared, session: .plain, inherited: inherited) }
+            .whenComplete { result in
+                switch result {
+                case .success:
+                    guard let context = try? channel.pipeline.syncOperations.context(handler: me.value) else { return }
+                    me.value.release(context: context)
+                case .failure:
+                    channel.close(promise: nil)
+                }
+            }
     }
 }
 
