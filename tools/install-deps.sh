@@ -27,6 +27,9 @@ fi
 # Python requests: a client of the HTTPS interception tests (PyPI when the image lacks it).
 python3 -c 'import requests' >/dev/null 2>&1 || python3 -m pip install -q requests >/dev/null \
   || { sleep 5; python3 -m pip install -q requests; }
+# Python h2: the HTTP/2 client of the HTTP/2 tests (Tests/Clients/h2_range_client.py).
+python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >/dev/null \
+  || { sleep 5; python3 -m pip install -q h2; }
 # nginx's Debian package starts a system instance; rangetap's scripts run their own on other ports.
 if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
 command -v swift >/dev/null 2>&1 || { echo "install-deps: swift is not on PATH (expected the Swift 6.3 toolchain at /opt/swift)" >&2; exit 1; }

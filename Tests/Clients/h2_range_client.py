@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""An HTTP/2 client for rangetap's tests (the `h2` package from PyPI).
+
+Opens one connection, through rangetap as a forward proxy (CONNECT, then TLS with ALPN h2) or
+straight to it (h2c with prior knowledge), sends several range requests as concurrent streams,
+and resets one of them (RST_STREAM CANCEL) once it has read N body bytes, having granted those
+bytes back with WINDOW_UPDATE as an application that consumed them would. Prints one JSON object:
+{"alpn": ..., "streams": [{"id", "range", "status", "bytes", "sha256", "reset"}]}.
+"""
+import argparse, hashlib, json, socket, ssl, sys, time
+
+import h2.config, h2.connection, h2.events, h2.errors
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--proxy", help="HOST:PORT of rangetap; with --connect, a forward proxy")
+    p.add_argument("--connect", help="HOST:PORT to CONNECT to through the proxy (then TLS)")
+    p.add_argument("--cafile", help="CA file trusted for the TLS inside the tunnel")
+    p.add_argument("--authority", required=True)
+    p.add_argument("--path", required=True)
+    p.add_argument("--ranges", required=True, help="comma-separated FIRST-LAST")
+    p.add_argument("--reset-index", type=int, default=-1)
+    p.add_argument("--reset-after", type=int, default=0)
+    p.add_argument("--timeout", type=float, default=30)
+    a = p.parse_args()
+
+    host, port = a.proxy.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=a.timeout)
+    alpn = None
+    scheme = "http"
+    if a.connect:
+        sock.sendall(f"CONNECT {a.connect} HTTP/1.1\r\nHost: {a.connect}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(1)
+            if not chunk:
+                sys.exit("proxy closed during CONNECT")
+            head += chunk
+        if not head.startswith(b"HTTP/1.1 200"):
+            sys.exit("CONNECT refused: " + head.decode("latin-1"))
+        ctx = ssl.create_default_context(cafile=a.cafile)
+        ctx.set_alpn_protocols(["h2", "http/1.1"])
+        sock = ctx.wrap_socket(sock, server_hostname=a.connect.rsplit(":", 1)[0])
+        alpn = sock.selected_alpn_protocol()
+        if alpn != "h2":
+            print(json.dumps({"alpn": alpn, "streams": []}))
+            return
+        scheme = "https"
+
+    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    conn.initiate_connection()
+    streams = {}
+    for i, r in enumerate(a.ranges.split(",")):
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, [(":method", "GET"), (":scheme", scheme), (":authority", a.authority),
+                                (":path", a.path), ("range", "bytes=" + r), ("user-agent", "h2-range-client")],
+                          end_stream=True)
+        streams[sid] = {"id": sid, "range": r, "status": None, "bytes": 0, "sha": hashlib.sha256(),
+                        "reset": False, "done": False, "index": i}
+    sock.sendall(conn.data_to_send())
+
+    deadline = time.time() + a.timeout
+    while not all(s["done"] for s in streams.values()) and time.time() < deadline:
+        data = sock.recv(65536)
+        if not data:
+            break
+        for ev in conn.receive_data(data):
+            if isinstance(ev, h2.events.ResponseReceived):
+                streams[ev.stream_id]["status"] = int(dict(ev.headers)[":status"])
+            elif isinstance(ev, h2.events.DataReceived):
+                s = streams.get(ev.stream_id)
+                if s is None or s["done"]:
+                    conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+                    continue
+                s["bytes"] += len(ev.data)
+                s["sha"].update(ev.data)
+                if s["index"] == a.reset_index:
+                    # Grant back exactly what was read, then cancel once past N.
+                    conn.increment_flow_control_window(ev.flow_controlled_length, stream_id=ev.stream_id)
+                    conn.increment_flow_control_window(ev.flow_controlled_length)
+                    if s["bytes"] >= a.reset_after:
+                        conn.reset_stream(ev.stream_id, error_code=h2.errors.ErrorCodes.CANCEL)
+                        s["reset"] = True
+                        s["done"] = True
+                else:
+                    conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, h2.events.StreamEnded):
+                if ev.stream_id in streams:
+                    streams[ev.stream_id]["done"] = True
+            elif isinstance(ev, h2.events.StreamReset):
+                if ev.stream_id in streams:
+                    streams[ev.stream_id]["done"] = True
+        out = conn.data_to_send()
+        if out:
+            sock.sendall(out)
+    # Let the proxy see the reset settle before the connection goes.
+    time.sleep(0.3)
+    conn.close_connection()
+    sock.sendall(conn.data_to_send())
+    sock.close()
+    print(json.dumps({"alpn": alpn, "streams": [
+        {"id": s["id"], "range": s["range"], "status": s["status"], "bytes": s["bytes"],
+         "sha256": s["sha"].hexdigest(), "reset": s["reset"]} for s in streams.values()]}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+import Crypto
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+import RangeTapTestSupport
+import Testing
+
+/// HTTP/2 with real peers: nginx with `http2` over TLS, curl `--http2` through the intercepting
+/// proxy, a Python `h2` client that resets one of several concurrent range streams, h2c with
+/// prior knowledge in `--upstream` mode in front of an HTTP/1.1-only origin, `--http1`.
+@Suite(.serialized)
+struct HTTP2RecordingTests {
+    let dir: String
+    let file: Data
+    let tls: TestTLS
+    let h2: NginxServer
+
+    init() throws {
+        dir = Paths.temporaryDirectory("www-h2")
+        file = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 11) })
+        try file.write(to: URL(fileURLWithPath: dir + "/f.bin"))
+        tls = try TestTLS()
+        h2 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: true)
+    }
+
+    func proxy(_ configure: @escaping (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+        let caDir = Paths.temporaryDirectory("rangetap-ca")
+        let tls = self.tls
+        return try await ProxyHarness { config in
+            config.caDirectory = caDir
+            config.upstreamCACertificates = tls.caFile
+            configure(&config)
+        }
+    }
+
+    var origin: String { "https://127.0.0.1:\(h2.port)" }
+
+    func curl(_ args: [String]) throws -> CommandResult {
+        try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", ""] + args)
+    }
+
+    func requestEvents(_ capture: RecordedCapture) -> [RequestEvent] {
+        capture.events("request").compactMap { if case .request(let e) = $0, e.method != "CONNECT" { e } else { nil } }
+    }
+
+    func statusLine(_ ex: ExchangeRecord) -> String { ex.responseLines.first?.raw ?? "" }
+
+    func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    @Test func curlOverHTTP2IsRecordedAsHTTP2OnBothSides() async throws {
+        let proxy = try await proxy()
+        // One curl, one tunnel: a whole GET, then two ranges on the same connection.
+        let common = ["-x", proxy.url] + proxy.curlTrust + ["--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code} %{size_download} %{num_connects}\\n"]
+        let r = try curl(common + ["\(origin)/f.bin", "--next"] + common + ["-r", "100-199", "\(origin)/f.bin", "--next"] + common + ["-r", "5000000-", "\(origin)/f.bin"])
+        let lines = r.text.split(separator: "\n").map(String.init)
+        #expect(lines == ["2 200 \(file.count) 1", "2 206 100 0", "2 206 \(file.count - 5_000_000) 0"], "\(r.text) \(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.map(\.version) == ["HTTP/2", "HTTP/2", "HTTP/2"])
+        #expect(requests.map(\.stream) == [1, 3, 5], "streams of one connection")
+        #expect(Set(requests.map(\.connection)).count == 1)
+        #expect(requests.first?.headers.first?.raw == ":method: GET\r\n", "pseudo-header fields recorded first")
+        let exchanges = capture.requests
+        #expect(exchanges.map(statusLine).allSatisfy { $0.hasPrefix("HTTP/2 ") }, "libcurl fetched over HTTP/2: \(exchanges.map(statusLine))")
+        #expect(exchanges.map(\.outcome) == [.complete, .complete, .complete])
+        #expect(exchanges.map(\.deliveredBy) == [.h2StreamEnded, .h2StreamEnded, .h2StreamEnded])
+        #expect(try capture.body(of: exchanges[0]) == file)
+        #expect(try capture.body(of: exchanges[1]) == file.subdata(in: 100..<200))
+        #expect(try capture.body(of: exchanges[2]) == file.subdata(in: 5_000_000..<file.count))
+        // The header-case check has nothing to say about HTTP/2's lower-case names.
+        let tlsEvents = capture.events("tls").compactMap { if case .tls(let e) = $0 { e } else { nil } }
+        #expect(tlsEvents.map(\.alpn) == ["h2"])
+    }
+
+    @Test func aResetStreamIsACancelAndItsNeighboursEndByteExact() async throws {
+        let proxy = try await proxy()
+        let ranges = ["0-999999", "1000000-2999999", "3000000-3999999", "4000000-6291455"]
+        let resetAfter = 300_000
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","),
+            "--reset-index", "1", "--reset-after", String(resetAfter)])
+        #expect(r.status == 0, "\(r.stderr)")
+        struct Stream: Decodable { var id: Int; var range: String; var status: Int?; var bytes: Int; var sha256: String; var reset: Bool }
+        struct Output: Decodable { var alpn: String?; var streams: [Stream] }
+        let out = try JSONDecoder().decode(Output.self, from: r.stdout)
+        #expect(out.alpn == "h2")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.count == 4 && Set(requests.map(\.connection)).count == 1, "four streams on one connection")
+        for stream in out.streams {
+            let request = try #require(requests.first { $0.stream == stream.id })
+            let ex = try #require(capture.requests.first { $0.id == request.exchange })
+            let bounds = stream.range.split(separator: "-").map { Int($0)! }
+            let expected = file.subdata(in: bounds[0]..<(bounds[1] + 1))
+            if stream.reset {
+                #expect(stream.bytes >= resetAfter)
+                #expect(ex.outcome == .cancelled, "the reset stream is a cancel")
+                #expect(ex.deliveredBy == .h2WindowUpdate)
+                let delivered = try #require(ex.bytesDelivered)
+                #expect(Int64(stream.bytes) <= delivered && delivered <= ex.bytesReceived, "read \(stream.bytes) ≤ delivered \(delivered) ≤ received \(ex.bytesReceived)")
+                #expect(try capture.body(of: ex) == expected.prefix(Int(ex.bytesReceived)))
+            } else {
+                #expect(stream.status == 206 && stream.bytes == expected.count && stream.sha256 == sha256(expected), "stream \(stream.id) \(stream.range)")
+                #expect(ex.outcome == .complete && ex.bytesReceived == Int64(expected.count))
+                #expect(try capture.body(of: ex) == expected)
+            }
+        }
+    }
+
+    @Test func h2cWithPriorKnowledgeReachesAnHTTP11Origin() async throws {
+        let plain = try NginxServer(root: dir)
+        let proxy = try await ProxyHarness { $0.upstream = "http://127.0.0.1:\(plain.port)" }
+        let r = try curl(["--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_version} %{http_code} %{size_download}", "\(proxy.url)/f.bin"])
+        #expect(r.text == "2 200 \(file.count)", "\(r.stderr)")
+        // Two streams on one h2c connection (curl 7.88 sends nothing for a second --next
+        // transfer on a prior-knowledge connection, so the h2 client does this).
+        let py = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--authority", "127.0.0.1:\(proxy.port)", "--path", "/f.bin", "--ranges", "10-19"])
+        #expect(py.status == 0 && py.text.contains("\"status\": 206, \"bytes\": 10"), "\(py.text) \(py.stderr)")
+        // An HTTP/1.1 client on the same listener is served as before.
+        let h1 = try curl(["\(proxy.url)/f.bin", "-r", "0-9", "-o", "/dev/null", "-w", "%{http_version} %{http_code}"])
+        #expect(h1.text == "1.1 206")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.map(\.version) == ["HTTP/2", "HTTP/2", "HTTP/1.1"])
+        #expect(requests.map(\.stream) == [1, 1, nil])
+        #expect(capture.requests.map(statusLine).allSatisfy { $0.hasPrefix("HTTP/1.1 ") }, "the origin speaks HTTP/1.1")
+        #expect(try capture.body(of: capture.requests[1]) == file.subdata(in: 10..<20))
+        #expect(capture.events("error").isEmpty)
+    }
+
+    @Test func http1FlagKeepsBothSidesOnHTTP11() async throws {
+        let proxy = try await proxy { $0.http1Only = true }
+        let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "-r", "0-99", "\(origin)/f.bin", "-o", "/dev/null", "-w", "%{http_version} %{http_code}"])
+        #expect(r.text == "1.1 206", "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        #expect(requestEvents(capture).map(\.version) == ["HTTP/1.1"])
+        #expect(capture.requests.map(statusLine).allSatisfy { $0.hasPrefix("HTTP/1.1 ") })
+    }
+
+    @Test func aHundredConcurrentStreamsOnOneConnectionEndByteExact() async throws {
+        let proxy = try await proxy()
+        let size = 60_000
+        let ranges = (0..<100).map { "\($0 * size)-\($0 * size + size - 1)" }
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ",")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.count == 100 && Set(requests.map(\.connection)).count == 1)
+        #expect(capture.requests.allSatisfy { $0.outcome == .complete && $0.bytesReceived == Int64(size) })
+        for ex in capture.requests {
+            let start = Int(ex.requestRange!.dropFirst(6).split(separator: "-")[0])!
+            #expect(try capture.body(of: ex) == file.subdata(in: start..<(start + size)))
+        }
+        #expect(proxy.server.liveExchanges == 0, "every stream's exchange let go")
+    }
+}
