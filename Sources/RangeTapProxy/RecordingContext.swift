@@ -13,6 +13,8 @@ final class RecordingContext: Sendable {
     /// TLS contexts for intercepted tunnels; nil when tunnels stay opaque.
     let intercept: InterceptContexts?
     let allocator = ByteBufferAllocator()
+    /// Which https origins speak HTTP/2 (asked before a client is offered `h2`).
+    let originProtocols = OriginProtocols()
     private let exchangeIDs = Atomic<Int>(0)
     private let connectionIDs = Atomic<Int>(0)
     /// The bound port (for loop detection).

@@ -130,6 +130,23 @@ struct HTTP2RecordingTests {
         #expect(capture.events("error").isEmpty)
     }
 
+    @Test func anH2ClientOfAnHTTP11OnlyOriginIsOfferedHTTP11() async throws {
+        let h1 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key))
+        let proxy = try await proxy()
+        // The origin's ALPN is learned before the client's CONNECT is answered: no h2 on offer.
+        for _ in 0..<2 {
+            let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "-r", "0-99", "https://127.0.0.1:\(h1.port)/f.bin", "-o", "/dev/null", "-w", "%{http_version} %{http_code}"])
+            #expect(r.text == "1.1 206", "\(r.stderr)")
+        }
+        // The h2 origin on the same proxy still gets h2 clients.
+        let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "-r", "0-99", "\(origin)/f.bin", "-o", "/dev/null", "-w", "%{http_version} %{http_code}"])
+        #expect(r.text == "2 206", "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        #expect(requestEvents(capture).map(\.version) == ["HTTP/1.1", "HTTP/1.1", "HTTP/2"])
+        let tlsEvents = capture.events("tls").compactMap { if case .tls(let e) = $0 { e } else { nil } }
+        #expect(tlsEvents.map(\.alpn) == ["http/1.1", "http/1.1", "h2"])
+    }
+
     @Test func http1FlagKeepsBothSidesOnHTTP11() async throws {
         let proxy = try await proxy { $0.http1Only = true }
         let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "-r", "0-99", "\(origin)/f.bin", "-o", "/dev/null", "-w", "%{http_version} %{http_code}"])
