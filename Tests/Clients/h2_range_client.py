@@ -22,6 +22,8 @@ def main():
     p.add_argument("--ranges", required=True, help="comma-separated FIRST-LAST")
     p.add_argument("--reset-index", type=int, default=-1)
     p.add_argument("--reset-after", type=int, default=0)
+    p.add_argument("--stall-index", type=int, default=-1,
+                   help="never grant this stream's window back (a slow consumer); reset it once the others ended")
     p.add_argument("--timeout", type=float, default=30)
     a = p.parse_args()
 
@@ -75,7 +77,10 @@ def main():
                     continue
                 s["bytes"] += len(ev.data)
                 s["sha"].update(ev.data)
-                if s["index"] == a.reset_index:
+                if s["index"] == a.stall_index:
+                    # The connection's window is granted back (the others go on), the stream's never.
+                    conn.increment_flow_control_window(ev.flow_controlled_length)
+                elif s["index"] == a.reset_index:
                     # Grant back exactly what was read, then cancel once past N.
                     conn.increment_flow_control_window(ev.flow_controlled_length, stream_id=ev.stream_id)
                     conn.increment_flow_control_window(ev.flow_controlled_length)
@@ -91,6 +96,16 @@ def main():
             elif isinstance(ev, h2.events.StreamReset):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
+        stalled = [s for s in streams.values() if s["index"] == a.stall_index and not s["done"]]
+        if stalled and all(s["done"] for s in streams.values() if s["index"] != a.stall_index):
+            # Hold the stalled stream a moment (the proxy must pause its transfer), then cancel it.
+            out = conn.data_to_send()
+            if out:
+                sock.sendall(out)
+            time.sleep(1.0)
+            conn.reset_stream(stalled[0]["id"], error_code=h2.errors.ErrorCodes.CANCEL)
+            stalled[0]["reset"] = True
+            stalled[0]["done"] = True
         out = conn.data_to_send()
         if out:
             sock.sendall(out)

@@ -108,6 +108,32 @@ struct HTTP2RecordingTests {
         }
     }
 
+    @Test func aStalledStreamPausesOnlyItsOwnTransfer() async throws {
+        let proxy = try await proxy()
+        // Stream 1 is never read (its window is never granted back); the others must not wait.
+        let ranges = ["0-4194303", "4194304-5242879", "5242880-6291455"]
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","), "--stall-index", "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        let stalledID = try #require(requests.first { $0.stream == 1 }?.exchange)
+        let stalled = try #require(capture.requests.first { $0.id == stalledID })
+        #expect(stalled.outcome == .cancelled && stalled.deliveredBy == .h2WindowUpdate)
+        #expect(stalled.bytesDelivered == 0, "nothing was granted back")
+        // Its transfer was paused: the proxy held at most the flow window and one read, not 4 MiB.
+        let paused = capture.events("pause").contains { if case .pause(let e) = $0 { e.exchange == stalledID } else { false } }
+        #expect(paused, "the stalled stream's upstream transfer was paused")
+        #expect(stalled.bytesReceived < 3 << 20, "received \(stalled.bytesReceived) of 4 MiB")
+        for ex in capture.requests where ex.id != stalledID {
+            #expect(ex.outcome == .complete, "exchange \(ex.id) ended while stream 1 stalled")
+            let start = Int(ex.requestRange!.dropFirst(6).split(separator: "-")[0])!
+            #expect(try capture.body(of: ex) == file.subdata(in: start..<(start + Int(ex.bytesReceived))))
+            #expect(ex.bytesReceived == 1 << 20)
+        }
+    }
+
     @Test func h2cWithPriorKnowledgeReachesAnHTTP11Origin() async throws {
         let plain = try NginxServer(root: dir)
         let proxy = try await ProxyHarness { $0.upstream = "http://127.0.0.1:\(plain.port)" }
