@@ -108,6 +108,20 @@ struct HTTP2RecordingTests {
         }
     }
 
+    @Test func aClientLeavingMidStreamIsACancelEvenWhenUpstreamHadItAll() async throws {
+        let proxy = try await proxy()
+        // curl reads slowly and gives up after 2 s; the origin's 6 MiB reach rangetap long before.
+        let r = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "--limit-rate", "200k", "--max-time", "2", "\(origin)/f.bin", "-o", "/dev/null", "-w", "%{http_version} %{size_download}"])
+        let read = try #require(Int64(r.text.split(separator: " ").last ?? ""))
+        #expect(r.text.hasPrefix("2 ") && read < Int64(file.count), "\(r.text) \(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let ex = try #require(capture.requests.first)
+        #expect(ex.outcome == .cancelled, "the END_STREAM never reached the client: a cancel, never an end")
+        #expect(ex.deliveredBy == .h2WindowUpdate)
+        #expect(try #require(ex.bytesDelivered) <= read, "delivered counts only what the client granted back")
+        #expect(ex.bytesReceived >= read)
+    }
+
     @Test func aStalledStreamPausesOnlyItsOwnTransfer() async throws {
         let proxy = try await proxy()
         // Stream 1 is never read (its window is never granted back); the others must not wait.

@@ -79,7 +79,9 @@ extension ClientHead {
     /// Trailer lines (`Name: value\r\n`) as HTTP/2 header fields.
     static func hpack(trailers: [String]) -> HPACKHeaders {
         var headers = HPACKHeaders()
-        for line in trailers {
+        for raw in trailers {
+            var line = Substring(raw)
+            while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" { line = line.dropLast() }
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers.add(name: line[..<colon].lowercased(), value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
         }

@@ -191,8 +191,8 @@ final class H2StreamHandler: ChannelInboundHandler {
                 ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
                 : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            context.writeAndFlush(wrapOutboundOut(frame)).whenSuccess {
-                loopBound.value.streamEndWritten()
+            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { result in
+                loopBound.value.streamEndWritten(written: (try? result.get()) != nil)
             }
         case .respondWithError(let status, let message):
             exchange.abort()
@@ -219,10 +219,17 @@ final class H2StreamHandler: ChannelInboundHandler {
         perform(action, context: context)
     }
 
-    /// The frame with END_STREAM is on the connection's socket: the stream is complete.
-    private func streamEndWritten() {
+    /// The frame with END_STREAM reached the connection's socket (`written`): the stream is
+    /// complete. If it never got there (the client's window stayed shut, then the connection
+    /// went), the client left before the end: a cancel.
+    private func streamEndWritten(written: Bool) {
         guard var machine, machine.client == nil else { return }
-        _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+        let now = shared.clock.now()
+        if written {
+            _ = machine.clientReceivedAll(ClientOutcome(t: now, delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+        } else {
+            _ = machine.clientClosed(ClientOutcome(t: now, delivered: min(state.granted(stream: stream), sent), measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
+        }
         self.machine = machine
         settle()
     }
@@ -236,6 +243,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         if machine.isSettled {
             self.machine = nil
             exchange = nil
+            if context == nil || !(context?.channel.isActive ?? false) { state.closed(stream: stream) }
         }
     }
 
@@ -249,21 +257,18 @@ final class H2StreamHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        defer {
-            state.closed(stream: stream)
-            context.fireChannelInactive()
+        defer { context.fireChannelInactive() }
+        guard var machine, exchange != nil, machine.client == nil else {
+            if self.machine == nil { state.closed(stream: stream) }
+            return
         }
-        guard var machine, exchange != nil else { return }
-        let now = shared.clock.now()
-        let action: ExchangeStateMachine.Action
-        if endWritten && reset == nil && machine.state == .finished {
-            action = machine.clientReceivedAll(ClientOutcome(t: now, delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
-        } else {
-            // Reset by the client (or the connection went away): what it granted back is what
-            // its application took.
-            let delivered = min(state.granted(stream: stream), sent)
-            action = machine.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
-        }
+        // A stream whose END_STREAM frame was queued closes as that frame leaves for the
+        // connection; whether it reached the socket is the write's to tell (streamEndWritten).
+        if endWritten && reset == nil { return }
+        // Reset by the client, or the connection went away: what the client granted back with
+        // WINDOW_UPDATE is what its application took.
+        let delivered = min(state.granted(stream: stream), sent)
+        let action = machine.clientClosed(ClientOutcome(t: shared.clock.now(), delivered: delivered, measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
         self.machine = machine
         if case .cancelUpstream = action { exchange?.abort() }
         settle()
