@@ -52,7 +52,7 @@ public struct ClientRequestError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String {
         switch code {
         case .http2PriorKnowledge:
-            "the client sent the HTTP/2 connection preface (HTTP/2 with prior knowledge); rangetap does not accept HTTP/2 yet. Use HTTP/1.1 to the proxy (curl: --http1.1 instead of --http2-prior-knowledge)."
+            "the client sent the HTTP/2 connection preface (HTTP/2 with prior knowledge), which rangetap takes only as the first bytes of a connection, and not when recording with --http1. Drop --http1 to record HTTP/2, or use HTTP/1.1 to the proxy (curl: --http1.1 instead of --http2-prior-knowledge)."
         case .notHTTP:
             "the request does not start with an HTTP method. If the client sent TLS, give it the proxy as http://HOST:PORT, not https:// (rangetap's listener speaks plain HTTP/1.1; https URLs go through it with CONNECT)."
         case .badVersion:

@@ -104,7 +104,6 @@ struct FaultMatrixTests {
         static let smuggled = "GET /r/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
         static let all: [BadBytes] = [
             BadBytes(name: "garbage bytes", bytes: { _ in [0x00, 0x01, 0x02, 0xFF, 0xFE] + Array("garbage\r\n\r\n".utf8) }, status: 400, says: "does not start with an HTTP method"),
-            text("HTTP/2 preface", says: "does not accept HTTP/2") { _ in "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" },
             text("100 KB request line", status: 431, says: "request head is too large") { "GET http://\($0)/r/ok?\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: \($0)\r\n\r\n" },
             text("1 MB of headers", status: 431, says: "request head is too large") { a in
                 "GET http://\(a)/r/ok HTTP/1.1\r\nHost: \(a)\r\n" + (0..<1000).map { "X-H\($0): \(String(repeating: "v", count: 1000))\r\n" }.joined() + "\r\n"
@@ -141,6 +140,40 @@ struct FaultMatrixTests {
         #expect(e.kind == "bad-request")
         #expect(e.status == c.status)
         #expect(e.message.localizedCaseInsensitiveContains(c.says))
+    }
+
+    /// The HTTP/2 preface starts h2c; a frame HTTP/2 forbids right after it (DATA on stream 0)
+    /// gets a GOAWAY, the capture a `bad-request` error, and the proxy serves on.
+    @Test func anHTTP2PrefaceThenAForbiddenFrameGetsGoawayAndIsRecorded() async throws {
+        let proxy = try await ProxyHarness()
+        let client = try RawClient(port: proxy.port, timeoutSeconds: 10)
+        try client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 1, 0x0, 0, 0, 0, 0, 0, 0x78])
+        let reply = try client.readToClose()
+        // Frames: the server's SETTINGS (type 4), then a GOAWAY (type 7).
+        #expect(reply.count >= 9 && reply[3] == 4, "\(reply.prefix(32))")
+        var at = 0
+        var types: [UInt8] = []
+        while at + 9 <= reply.count {
+            let length = Int(reply[at]) << 16 | Int(reply[at + 1]) << 8 | Int(reply[at + 2])
+            types.append(reply[at + 3])
+            at += 9 + length
+        }
+        #expect(types.contains(7), "a GOAWAY: \(types)")
+        try expectServes(proxy)
+        let capture = try await finish(proxy)
+        let e = try #require(errors(capture).first)
+        #expect(e.kind == "bad-request")
+        #expect(e.message.contains("HTTP/2 protocol error"), "\(e.message)")
+    }
+
+    /// With `--http1` the preface is not HTTP/1.1: a 400 that says what to do.
+    @Test func withHTTP1TheHTTP2PrefaceGetsAClearAnswer() async throws {
+        let proxy = try await ProxyHarness { $0.http1Only = true }
+        let (status, body) = parse(try exchange(proxy, Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)))
+        #expect(status == 400)
+        #expect(body.contains("--http1"), "\(body)")
+        try expectServes(proxy)
+        _ = try await finish(proxy)
     }
 
     /// Transfer-Encoding folded onto a continuation line (and nothing else) is unfolded, read as
