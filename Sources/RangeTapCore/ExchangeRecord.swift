@@ -46,8 +46,10 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var firstChunkAt: CaptureTime?
     /// Arrival time of the last body chunk.
     public var lastChunkAt: CaptureTime?
-    /// The request's HTTP version (`HTTP/1.1`).
+    /// The request's HTTP version (`HTTP/1.1`, `HTTP/1.0`, `HTTP/2`).
     public var requestVersion = "HTTP/1.1"
+    /// The HTTP/2 stream id the request came on; nil for HTTP/1.x (and in older captures).
+    public var stream: Int?
     /// Time the final response head arrived.
     public var responseAt: CaptureTime?
     /// Body bytes received from upstream.
@@ -130,6 +132,7 @@ public struct ExchangeLog: Sendable {
             rec.requestRange = r.headers.first(named: "Range")
             rec.requestHeaders = r.headers
             rec.requestVersion = r.version
+            rec.stream = r.stream
             exchanges[r.exchange] = rec
             order.append(r.exchange)
             return nil

@@ -16,8 +16,10 @@ public enum HeaderSpelling {
     /// The spelling findings for the lines of one head (status line and blank line may be
     /// included): codes `header-case`, `header-duplicate-case`, `header-conflict`, `bare-lf`,
     /// each with the raw lines as evidence. `side` starts each message ("response", "request").
-    public static func findings(in lines: [HeaderLine], side: String = "response") -> [Finding] {
-        HeaderCaseCheck.findings(lines: lines, exchange: 0, side: side).map { finding in
+    /// `overHTTP2`: the head came over HTTP/2, where names are lower-case by definition, so no
+    /// `header-case` finding is made.
+    public static func findings(in lines: [HeaderLine], side: String = "response", overHTTP2: Bool = false) -> [Finding] {
+        HeaderCaseCheck.findings(lines: lines, exchange: 0, side: side, overHTTP2: overHTTP2).map { finding in
             var f = finding
             f.exchange = nil
             return f

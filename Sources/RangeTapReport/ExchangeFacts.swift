@@ -55,7 +55,7 @@ struct ExchangeFacts: Sendable {
     var tooltipLines: [String] {
         var lines = ["#\(record.id) \(record.method) \(Self.clip(path, 160))"]
         lines.append("Range: \(range) → \(status), Content-Range: \(contentRange)")
-        lines.append("\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection), upstream reused: \(reused)")
+        lines.append("\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)")
         lines.append(Self.clip(outcome, 240))
         if !exchange.findings.isEmpty { lines.append("findings: " + exchange.findings.map(\.code).joined(separator: ", ")) }
         return lines

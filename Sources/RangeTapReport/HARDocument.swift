@@ -42,6 +42,8 @@ struct HARDocument: Encodable, Sendable {
         var comment: String?
         var rangetapExchange: Int
         var clientConnection: Int
+        /// The HTTP/2 stream id; left out for HTTP/1.x.
+        var stream: Int?
         var upstreamReused: Bool?
         var upstreamPort: Int?
         var chunks: [Chunk]?
@@ -54,6 +56,7 @@ struct HARDocument: Encodable, Sendable {
             case pageref, startedDateTime, time, request, response, cache, timings, connection, comment
             case rangetapExchange = "_rangetapExchange"
             case clientConnection = "_connection"
+            case stream = "_stream"
             case upstreamReused = "_upstreamReused"
             case upstreamPort = "_upstreamPort"
             case chunks = "_chunks"

@@ -9,7 +9,13 @@ import RangeTapCore
 /// recorded lines (Latin-1 text, secrets as recorded). rangetap's own fields start with `_`:
 /// `_rangetapExchange`, `_connection` (client connection id), `_chunks` (`t` in ms after the
 /// request, `size`, `offset` in the body, `resourceOffset`), `_chunkCount`, `_cancelled`
-/// (`delivered`, `received`), `_error`, `_findings` (codes), `_upstreamReused`, `_upstreamPort`.
+/// (`delivered`, `received`), `_error`, `_findings` (codes), `_upstreamReused`, `_upstreamPort`,
+/// `_stream` (the HTTP/2 stream id).
+///
+/// `httpVersion` is `h2` for a message that went over HTTP/2, as Chrome's HAR export writes it
+/// (the request's on the client side, the response's as the origin sent it), and then
+/// `headersSize` is -1: HPACK-compressed heads have no text size. HTTP/1.x versions are
+/// written as recorded (`HTTP/1.1`).
 public enum HARExport {
     /// The HAR of `analysis` as UTF-8 JSON with sorted keys. `creatorVersion` is the exporting
     /// rangetap's version; by default the version in the capture's `tool`. `title` names the page.
@@ -63,10 +69,10 @@ public enum HARExport {
         let request = HARDocument.Request(
             method: r.method,
             url: url,
-            httpVersion: r.requestVersion,
-            headers: fields(r.requestHeaders),
+            httpVersion: r.isHTTP2Client ? http2Version : r.requestVersion,
+            headers: fields(r.requestHeaders, pseudoHeaders: r.isHTTP2Client),
             queryString: queryString(url),
-            headersSize: requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
+            headersSize: r.isHTTP2Client ? -1 : requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
             bodySize: r.requestHeaders.first(named: "Content-Length").flatMap(ContentLength.parse) ?? 0)
 
         let statusLine = r.responseLines.first.map { String($0.content) } ?? ""
@@ -74,11 +80,11 @@ public enum HARExport {
         let response = HARDocument.Response(
             status: r.status ?? 0,
             statusText: statusParts.count > 2 ? String(statusParts[2]) : "",
-            httpVersion: statusParts.first.map(String.init) ?? "",
+            httpVersion: r.isHTTP2Upstream ? http2Version : statusParts.first.map(String.init) ?? "",
             headers: fields(r.responseLines),
             content: .init(size: r.bytesReceived, mimeType: r.responseLines.first(named: "Content-Type") ?? "x-unknown"),
             redirectURL: (300..<400).contains(r.status ?? 0) ? (r.responseLines.first(named: "Location") ?? "") : "",
-            headersSize: r.responseLines.isEmpty ? -1 : r.responseLines.reduce(0) { $0 + $1.raw.unicodeScalars.count },
+            headersSize: r.responseLines.isEmpty || r.isHTTP2Upstream ? -1 : r.responseLines.reduce(0) { $0 + $1.raw.unicodeScalars.count },
             bodySize: r.bytesReceived,
             interimStatuses: r.interimStatuses.isEmpty ? nil : r.interimStatuses)
 
@@ -103,6 +109,7 @@ public enum HARExport {
             comment: r.outcome == .open ? "still open when the capture ended" : nil,
             rangetapExchange: r.id,
             clientConnection: r.connection,
+            stream: r.stream,
             upstreamReused: r.upstreamReused,
             upstreamPort: r.upstreamPort,
             chunks: chunks,
@@ -112,12 +119,17 @@ public enum HARExport {
             findings: e.findings.map(\.code))
     }
 
+    /// `httpVersion` of an HTTP/2 message, as Chrome's HAR export writes it.
+    static let http2Version = "h2"
+
     /// Nanoseconds as milliseconds, rounded to the microsecond.
     static func ms(_ ns: Int64) -> Double { (Double(ns) / 1e3).rounded() / 1e3 }
 
-    /// The field lines as name/value pairs (status line, blank line and garbage left out).
-    static func fields(_ lines: [HeaderLine]) -> [HARDocument.NameValue] {
+    /// The field lines as name/value pairs (status line, blank line and garbage left out). With
+    /// `pseudoHeaders`, HTTP/2 pseudo-header lines are pairs too (`:path`, as Chrome writes them).
+    static func fields(_ lines: [HeaderLine], pseudoHeaders: Bool = false) -> [HARDocument.NameValue] {
         lines.compactMap { line in
+            if pseudoHeaders, let pseudo = line.pseudoHeader { return .init(name: String(pseudo.name), value: String(pseudo.value)) }
             guard let name = line.name, let value = line.value else { return nil }
             return .init(name: String(name), value: String(value))
         }
@@ -128,7 +140,8 @@ public enum HARExport {
         if let url = r.url { return url }
         if r.method == "CONNECT" { return "https://\(r.target)/" }
         if r.target.contains("://") { return r.target }
-        let host = r.requestHeaders.first(named: "Host") ?? listen
+        let authority = r.requestHeaders.lazy.compactMap(\.pseudoHeader).first { $0.name == ":authority" }.map { String($0.value) }
+        let host = r.requestHeaders.first(named: "Host") ?? authority ?? listen
         return "http://\(host)\(r.target.hasPrefix("/") ? "" : "/")\(r.target)"
     }
 

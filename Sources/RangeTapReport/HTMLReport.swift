@@ -4,6 +4,11 @@ import RangeTapCore
 /// A capture as one self-contained HTML page: a waterfall of every exchange (time × byte
 /// offset, one lane per resource), the findings by severity, and the exchange table.
 ///
+/// HTTP/2 streams are grouped under their connection in the exchange table (a row
+/// `conn 3 · HTTP/2 · 5 streams` above them), each marked with its stream id (`s5`); the
+/// connection legend says which connections were HTTP/2. A capture without HTTP/2 client
+/// connections renders as it always did.
+///
 /// Everything is inline (CSS, SVG, a few lines of JavaScript); the page loads nothing from
 /// anywhere. Text taken from the capture is escaped, control bytes shown as `\xNN`.
 public enum HTMLReport {
@@ -22,7 +27,8 @@ public enum HTMLReport {
         out.reserveCapacity(64 * 1024 + analysis.exchanges.count * 1500)
         out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        out += "<title>rangetap · \(HTMLEscaping.escape(name))</title>\n<style>\n\(stylesheet)</style>\n</head>\n<body>\n"
+        let http2 = analysis.connections.contains(where: \.isHTTP2)
+        out += "<title>rangetap · \(HTMLEscaping.escape(name))</title>\n<style>\n\(stylesheet)\(http2 ? http2Stylesheet : "")</style>\n</head>\n<body>\n"
         renderHeader(analysis, name: name, into: &out)
         renderWaterfall(analysis, waterfall: waterfall, into: &out)
         renderFindings(analysis, into: &out)
@@ -90,7 +96,12 @@ public enum HTMLReport {
         out += "</div>\n<div class=\"legend conns\">colour = client connection: "
         let shown = a.connections.prefix(24)
         for c in shown {
-            out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>conn \(c.id) <small>(\(c.requests) req\(c.closedBy.map { ", closed by \(HTMLEscaping.escape($0))" } ?? ""))</small></span>"
+            let closed = c.closedBy.map { "closed by \(HTMLEscaping.escape($0))" }
+            if c.isHTTP2 {
+                out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>\(connectionLabel(c.id, streams: c.streams, exchanges: []))\(closed.map { " <small>(\($0))</small>" } ?? "")</span>"
+            } else {
+                out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>conn \(c.id) <small>(\(c.requests) req\(closed.map { ", \($0)" } ?? ""))</small></span>"
+            }
         }
         if a.connections.count > shown.count { out += "<span class=\"conn\">… \(a.connections.count - shown.count) more</span>" }
         out += "</div>\n"
@@ -169,38 +180,68 @@ public enum HTMLReport {
             out += "<th>\(h)</th>"
         }
         out += "</tr></thead><tbody>\n"
+        // HTTP/2 streams under their connection, at the place of the connection's first stream.
+        var streamsByConnection: [Int: [CaptureAnalysis.Exchange]] = [:]
+        for e in a.exchanges where e.record.stream != nil { streamsByConnection[e.record.connection, default: []].append(e) }
+        var grouped: Set<Int> = []
         for e in a.exchanges {
             let r = e.record
-            let facts = ExchangeFacts(e)
-            // Cells without classes (the stylesheet styles columns by position): rows are most of a big page.
-            out += "<tr id=\"ex-\(r.id)\" class=\"\(facts.outcomeKind)\">"
-            out += "<td>\(r.id)</td><td>\(facts.start)</td>"
-            out += "<td><i class=\"sw \(waterfall.colourClass(connection: r.connection))\"></i>\(r.connection)</td>"
-            out += "<td>\(facts.reused)</td><td>\(HTMLEscaping.escape(r.method))</td>"
-            out += "<td>\(HTMLEscaping.escape(facts.path))</td><td>\(HTMLEscaping.escape(facts.range))</td>"
-            out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
-            out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
-            out += "<td>\(r.bytesReceived)</td><td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
-            out += "<td>\(HTMLEscaping.escape(facts.outcome))</td><td>"
-            out += e.findings.map { "<span class=\"sev-\($0.severity.rawValue)\">\(HTMLEscaping.escape($0.code))</span>" }.joined(separator: " ")
-            out += "</td><td>"
-            if withHeads.contains(r.id) {
-                out += "<details><summary>head</summary><pre class=\"head\">"
-                out += HTMLEscaping.escape("\(r.method) \(r.target) \(r.requestVersion)") + "\n"
-                out += r.requestHeaders.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
-                if !r.responseLines.isEmpty {
-                    out += "\n\n" + r.responseLines.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
-                }
-                out += "</pre></details>"
+            guard r.stream != nil else {
+                renderExchangeRow(e, waterfall: waterfall, withHead: withHeads.contains(r.id), into: &out)
+                continue
             }
-            out += "</td></tr>\n"
+            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else { continue }
+            out += "<tr class=\"h2conn\"><td colspan=\"15\"><i class=\"sw \(waterfall.colourClass(connection: r.connection))\"></i>\(connectionLabel(r.connection, streams: streams.count, exchanges: streams))</td></tr>\n"
+            for s in streams { renderExchangeRow(s, waterfall: waterfall, withHead: withHeads.contains(s.record.id), into: &out) }
         }
         out += "</tbody></table>\n</section>\n"
+    }
+
+    /// `conn 3 · HTTP/2 · 5 streams`, and the upstream versions of `exchanges` when given.
+    private static func connectionLabel(_ id: Int, streams: Int, exchanges: [CaptureAnalysis.Exchange]) -> String {
+        var label = "conn \(id) · HTTP/2 · \(streams) stream\(streams == 1 ? "" : "s")"
+        var upstream: [String] = []
+        for e in exchanges { if let v = e.record.upstreamHTTPVersion, !upstream.contains(v) { upstream.append(v) } }
+        if !upstream.isEmpty { label += " · upstream " + upstream.sorted().map { "HTTP/\(HTMLEscaping.escape($0))" }.joined(separator: " and ") }
+        return label
+    }
+
+    private static func renderExchangeRow(_ e: CaptureAnalysis.Exchange, waterfall: WaterfallSVG, withHead: Bool, into out: inout String) {
+        let r = e.record
+        let facts = ExchangeFacts(e)
+        // Cells without classes (the stylesheet styles columns by position): rows are most of a big page.
+        out += "<tr id=\"ex-\(r.id)\" class=\"\(facts.outcomeKind)\">"
+        out += "<td>\(r.id)</td><td>\(facts.start)</td>"
+        out += "<td><i class=\"sw \(waterfall.colourClass(connection: r.connection))\"></i>\(r.connection)\(r.stream.map { " s\($0)" } ?? "")</td>"
+        out += "<td>\(facts.reused)</td><td>\(HTMLEscaping.escape(r.method))</td>"
+        out += "<td>\(HTMLEscaping.escape(facts.path))</td><td>\(HTMLEscaping.escape(facts.range))</td>"
+        out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
+        out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
+        out += "<td>\(r.bytesReceived)</td><td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
+        out += "<td>\(HTMLEscaping.escape(facts.outcome))</td><td>"
+        out += e.findings.map { "<span class=\"sev-\($0.severity.rawValue)\">\(HTMLEscaping.escape($0.code))</span>" }.joined(separator: " ")
+        out += "</td><td>"
+        if withHead {
+            out += "<details><summary>head</summary><pre class=\"head\">"
+            out += HTMLEscaping.escape("\(r.method) \(r.target) \(r.requestVersion)") + "\n"
+            out += r.requestHeaders.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
+            if !r.responseLines.isEmpty {
+                out += "\n\n" + r.responseLines.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
+            }
+            out += "</pre></details>"
+        }
+        out += "</td></tr>\n"
     }
 
     // MARK: Style and script
 
     private static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#17becf", "#9c755f", "#c9a227", "#ff6fa0", "#3d3d9e", "#7f7f7f"]
+
+    /// Rules for the HTTP/2 connection rows, only in pages that have them.
+    private static let http2Stylesheet = """
+        table.ex tr.h2conn td { text-align: left; font-weight: 600; background: #f4f5fa; }
+
+        """
 
     private static var stylesheet: String {
         var css = """

@@ -16,6 +16,12 @@ public struct InspectJSON: Encodable, Sendable {
     struct Exchange: Encodable, Sendable {
         var id: Int
         var connection: Int
+        /// The HTTP/2 stream id; absent for HTTP/1.x.
+        var stream: Int?
+        /// `"1.0"`, `"1.1"` or `"2"`: the request's version.
+        var clientHTTPVersion: String
+        /// `"1.0"`, `"1.1"` or `"2"`: the response status line's version; absent without a response.
+        var upstreamHTTPVersion: String?
         var method: String
         var url: String
         var requestRange: String?
@@ -52,6 +58,10 @@ public struct InspectJSON: Encodable, Sendable {
         var id: Int
         var requests: Int
         var closedBy: String?
+        /// `"2"` when its requests came as HTTP/2 streams; absent when it carried no request.
+        var clientHTTPVersion: String?
+        /// HTTP/2 streams it carried; absent on HTTP/1.x connections.
+        var streams: Int?
     }
 
     struct Summary: Encodable, Sendable {
@@ -92,7 +102,7 @@ public struct InspectJSON: Encodable, Sendable {
                 error = m
             }
             return Exchange(
-                id: r.id, connection: r.connection, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
+                id: r.id, connection: r.connection, stream: r.stream, clientHTTPVersion: r.clientHTTPVersion, upstreamHTTPVersion: r.upstreamHTTPVersion, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
                 status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
                 bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
@@ -101,7 +111,7 @@ public struct InspectJSON: Encodable, Sendable {
         }
         findings = a.findings
         resources = a.resources.map { Resource(url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched, uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000) }
-        connections = a.connections.map { Connection(id: $0.id, requests: $0.requests, closedBy: $0.closedBy) }
+        connections = a.connections.map { Connection(id: $0.id, requests: $0.requests, closedBy: $0.closedBy, clientHTTPVersion: $0.clientHTTPVersion, streams: $0.isHTTP2 ? $0.streams : nil) }
         let s = a.summary
         summary = Summary(
             requests: s.requests, connections: s.connections, maxRequestsPerConnection: s.maxRequestsPerConnection,

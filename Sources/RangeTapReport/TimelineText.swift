@@ -2,8 +2,11 @@ import Foundation
 import RangeTapCore
 
 /// The human-readable `inspect` report: a timeline row per exchange, the findings, a summary.
-/// Text from the capture is printed through ``TerminalText`` so control bytes an upstream or
-/// client sent (ESC sequences, BEL, CR) show as `\x1B` and do not act on the terminal.
+/// HTTP/2 streams are grouped under a line naming their connection (`conn 3 · HTTP/2 · 5
+/// streams`), each row marked with its stream id (`s5`) in the `conn` column; captures with no
+/// HTTP/2 client connection print as they always did. Text from the capture is printed through
+/// ``TerminalText`` so control bytes an upstream or client sent (ESC sequences, BEL, CR) show as
+/// `\x1B` and do not act on the terminal.
 public struct TimelineText: Sendable {
     /// Use ANSI colours.
     public var colour: Bool
@@ -17,13 +20,44 @@ public struct TimelineText: Sendable {
         ("content-range", -26), ("delivered/expected", 19), ("chunks", 6), ("ms", 8),
     ]
 
+    /// Index of the `conn` column, which shows `s5` for HTTP/2 stream 5.
+    private static let connColumn = 2
+
     /// Column headings of the timeline.
-    public var heading: String {
-        paint(Self.line(Self.columns.map(\.0) + ["outcome"]), .bold)
+    public var heading: String { heading(connWidth: 0) }
+
+    private func heading(connWidth: Int) -> String {
+        paint(Self.line(Self.columns.map(\.0) + ["outcome"], connWidth: connWidth), .bold)
     }
 
-    /// One timeline row.
+    /// One timeline row. An HTTP/2 exchange shows its stream id (`s5`) in the `conn` column,
+    /// widened for this row if the id needs it.
     public func row(_ e: CaptureAnalysis.Exchange) -> String {
+        row(e, connWidth: Self.streamCellWidth(e.record))
+    }
+
+    /// Characters the `conn` cell of an HTTP/2 stream needs (`s2147483647`); 0 for HTTP/1.x,
+    /// whose cell is the connection id at the usual width.
+    private static func streamCellWidth(_ r: ExchangeRecord) -> Int {
+        r.stream == nil ? 0 : connCell(r).count
+    }
+
+    /// The `conn` cell: the connection id, or `s` and the stream id for an HTTP/2 stream.
+    private static func connCell(_ r: ExchangeRecord) -> String {
+        r.stream.map { "s\($0)" } ?? String(r.connection)
+    }
+
+    /// The line above an HTTP/2 connection's streams: `conn 3 · HTTP/2 · 5 streams`, then the
+    /// upstream versions its streams were fetched with (`upstream HTTP/1.1`), when known.
+    /// `streams` is nil while the count is not known yet (`inspect --follow`).
+    public func connectionHeader(connection: Int, streams: Int?, upstreamVersions: [String] = []) -> String {
+        var s = "conn \(connection) · HTTP/2"
+        if let streams { s += " · \(streams) stream\(streams == 1 ? "" : "s")" }
+        if !upstreamVersions.isEmpty { s += " · upstream " + upstreamVersions.map { "HTTP/\(Self.safe($0))" }.joined(separator: " and ") }
+        return paint(s, .bold)
+    }
+
+    private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int) -> String {
         let r = e.record
         let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
         let delivered: Int64 = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
@@ -42,22 +76,23 @@ public struct TimelineText: Sendable {
             outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", worst == .error ? .red : .yellow)
         }
         return Self.line([
-            "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), String(r.connection), reused, Self.safe(r.method),
+            "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), Self.connCell(r), reused, Self.safe(r.method),
             Self.safe(r.method == "CONNECT" ? r.target : r.path), Self.safe(r.requestRange ?? "-"), r.status.map(String.init) ?? "---",
             Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
             r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
-        ])
+        ], connWidth: connWidth)
     }
 
-    /// Cells padded (or clipped) to the column widths; the last cell is free.
-    private static func line(_ cells: [String]) -> String {
+    /// Cells padded (or clipped) to the column widths; the last cell is free. `connWidth`
+    /// widens the `conn` column (for long stream ids).
+    private static func line(_ cells: [String], connWidth: Int) -> String {
         var out: [String] = []
         for (i, cell) in cells.enumerated() {
             guard i < columns.count else {
                 out.append(cell)
                 continue
             }
-            let width = abs(columns[i].1)
+            let width = i == connColumn ? max(abs(columns[i].1), connWidth) : abs(columns[i].1)
             let text = clip(cell, width)
             let pad = String(repeating: " ", count: max(0, width - text.count))
             out.append(columns[i].1 < 0 ? text + pad : pad + text)
@@ -79,8 +114,25 @@ public struct TimelineText: Sendable {
     /// The whole report.
     public func render(_ a: CaptureAnalysis) -> String {
         var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + "\n\n"
-        out += heading + "\n"
-        for e in a.exchanges { out += row(e) + "\n" }
+        // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
+        let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
+        out += heading(connWidth: connWidth) + "\n"
+        // HTTP/2 streams under their connection, at the place of the connection's first stream.
+        var streamsByConnection: [Int: [CaptureAnalysis.Exchange]] = [:]
+        for e in a.exchanges where e.record.stream != nil { streamsByConnection[e.record.connection, default: []].append(e) }
+        var grouped: Set<Int> = []
+        for e in a.exchanges {
+            let r = e.record
+            guard r.stream != nil else {
+                out += row(e, connWidth: connWidth) + "\n"
+                continue
+            }
+            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else { continue }
+            var upstream: [String] = []
+            for s in streams { if let v = s.record.upstreamHTTPVersion, !upstream.contains(v) { upstream.append(v) } }
+            out += connectionHeader(connection: r.connection, streams: streams.count, upstreamVersions: upstream.sorted()) + "\n"
+            for s in streams { out += row(s, connWidth: connWidth) + "\n" }
+        }
         let findings = a.allFindings.enumerated().sorted { l, r in
             l.element.severity != r.element.severity ? l.element.severity > r.element.severity : l.offset < r.offset
         }.map(\.element)
@@ -95,6 +147,11 @@ public struct TimelineText: Sendable {
         let s = a.summary
         var out = paint("summary", .bold) + "\n"
         out += "  \(s.requests) requests on \(s.connections) connections (at most \(s.maxRequestsPerConnection) on one)\n"
+        let http2 = a.connections.filter(\.isHTTP2)
+        if !http2.isEmpty {
+            let streams = http2.map(\.streams).reduce(0, +)
+            out += "  \(http2.count) HTTP/2 connection\(http2.count == 1 ? "" : "s") carried \(streams) stream\(streams == 1 ? "" : "s")\n"
+        }
         out += "  \(s.bytesFetched) bytes fetched, \(s.uniqueBytes) unique" + (s.uniqueBytes > 0 ? String(format: " (redundancy %.2fx)", Double(s.bytesFetched) / Double(s.uniqueBytes)) : "") + "\n"
         out += "  \(s.cancels) cancelled, \(s.seeks) seeks, \(s.errors) errors\n"
         out += "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"

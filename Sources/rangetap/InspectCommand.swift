@@ -66,9 +66,14 @@ struct InspectCommand: AsyncParsableCommand {
         var builder = CaptureAnalysisBuilder(header: tail.header, keepChunks: false)
         let stop = SignalFlag(signals: [SIGINT, SIGTERM])
         emit(text.heading)
+        // The HTTP/2 connection of the rows just printed: a run of its streams gets one line above it.
+        var streamsOf: Int?
         while !stop.isSet {
             for event in try tail.next() {
                 if let done = builder.apply(event) {
+                    let r = done.record
+                    if r.stream != nil, streamsOf != r.connection { emit(text.connectionHeader(connection: r.connection, streams: nil)) }
+                    streamsOf = r.stream != nil ? r.connection : nil
                     emit(text.row(done))
                     for f in done.findings where f.severity > .info { emit("    " + text.finding(f)) }
                 }

@@ -40,6 +40,14 @@ public struct CaptureAnalysis: Sendable {
         public var requests: Int
         /// Who closed it, if it closed.
         public var closedBy: String?
+        /// The client side's HTTP version on it (`"1.1"`, `"2"` when its requests came as
+        /// HTTP/2 streams, even inside a CONNECT tunnel); nil when it carried no request.
+        public var clientHTTPVersion: String?
+        /// HTTP/2 streams it carried (0 on an HTTP/1.x connection).
+        public var streams = 0
+
+        /// Whether its requests came as HTTP/2 streams.
+        public var isHTTP2: Bool { streams > 0 }
     }
 
     /// Totals.

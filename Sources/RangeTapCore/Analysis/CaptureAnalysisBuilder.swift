@@ -65,11 +65,22 @@ public struct CaptureAnalysisBuilder: Sendable {
                 a.findings.append(Finding(.acceptRangesMissing, "\(url) is served with 206 but its responses say \(ar == nil ? "no Accept-Ranges" : "Accept-Ranges: none"): clients that check Accept-Ranges before seeking will download from byte 0", evidence: [url]))
             }
         }
+        a.findings += HTTP2HeaderCaseNote.findings(a.exchanges.map(\.record))
         var counts: [Int: Int] = [:]
-        for e in a.exchanges { counts[e.record.connection, default: 0] += 1 }
+        var streams: [Int: Int] = [:]
+        var versions: [Int: String] = [:]
+        for e in a.exchanges {
+            let r = e.record
+            counts[r.connection, default: 0] += 1
+            if r.stream != nil { streams[r.connection, default: 0] += 1 }
+            // An intercepted tunnel's CONNECT is HTTP/1.1; the streams inside it decide.
+            if versions[r.connection] == nil || r.isHTTP2Client { versions[r.connection] = r.clientHTTPVersion }
+        }
         a.connections = b.connectionOrder.map { id in
             var c = b.connectionInfo[id] ?? .init(id: id, requests: 0, closedBy: nil)
             c.requests = max(c.requests, counts[id] ?? 0)
+            c.clientHTTPVersion = versions[id]
+            c.streams = streams[id] ?? 0
             return c
         }
         var s = CaptureAnalysis.Summary()
@@ -117,7 +128,7 @@ public struct CaptureAnalysisBuilder: Sendable {
         let length = lengths[url]
 
         // Header spelling, both directions.
-        findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response")
+        findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response", overHTTP2: r.isHTTP2Upstream)
         findings += HeaderSyntaxCheck.findings(lines: r.responseLines, exchange: id, side: "response")
 
         if let status = r.status, r.method != "CONNECT" {

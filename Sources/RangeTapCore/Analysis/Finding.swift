@@ -43,6 +43,9 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case headerConflict = "header-conflict"
     case bareLF = "bare-lf"
     case headerSpaceBeforeColon = "header-space-before-colon"
+    /// Responses from an origin came over HTTP/2, where names are lower-case by definition: the
+    /// spelling HTTP/1.1 clients of that origin see is not in the capture (once per origin).
+    case http2HeaderCaseUnknown = "h2-header-case-unknown"
     // Server range handling.
     case rangeIgnored = "range-ignored"
     case partialWithoutContentRange = "206-without-content-range"
@@ -83,7 +86,7 @@ public enum FindingCode: String, Sendable, CaseIterable {
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
              .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected, .tlsFailed:
             .warn
-        case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused:
+        case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused, .http2HeaderCaseUnknown:
             .info
         }
     }

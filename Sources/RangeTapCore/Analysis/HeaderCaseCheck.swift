@@ -11,7 +11,9 @@ enum HeaderCaseCheck {
     /// Fields that must have one value; two different values are a conflict.
     static let singletons: Set<String> = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified", "location", "content-encoding"]
 
-    static func findings(lines: [HeaderLine], exchange: Int, side: String) -> [Finding] {
+    /// The findings for one head. `overHTTP2`: the head came as HTTP/2 fields, whose names are
+    /// lower-case by definition (RFC 9113 §8.2.1), so their case is not judged (`header-case`).
+    static func findings(lines: [HeaderLine], exchange: Int, side: String, overHTTP2: Bool = false) -> [Finding] {
         var out: [Finding] = []
         var byName: [String: [HeaderLine]] = [:]
         var order: [String] = []
@@ -20,7 +22,7 @@ enum HeaderCaseCheck {
             let lower = name.lowercased()
             if byName[lower] == nil { order.append(lower) }
             byName[lower, default: []].append(line)
-            if let usual = canonical[lower], usual != name {
+            if !overHTTP2, let usual = canonical[lower], usual != name {
                 out.append(Finding(.headerCase, "\(side) header \"\(name)\" is not spelled \"\(usual)\": a case-sensitive lookup such as allHeaderFields[\"\(usual)\"] misses it", evidence: [line.raw], exchange: exchange))
             }
         }
