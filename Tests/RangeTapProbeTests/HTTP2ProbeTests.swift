@@ -190,6 +190,16 @@ struct HTTP2ProbeTests {
         #expect(badCA.stderr.contains("--cacert \(dir)/no-such.pem: the file cannot be read"), "\(badCA.stderr)")
     }
 
+    @Test func connectionVerdictOverHTTP2() {
+        #expect(Verdicts.http2Connection(streams: .pass, reset: .pass).ok)
+        #expect(Verdicts.http2Connection(streams: .pass, reset: .info).ok, "a file too small to reset mid-body is no harm")
+        let lost = Verdicts.http2Connection(streams: .pass, reset: .warn)
+        #expect(!lost.ok && lost.text.contains("new TLS handshake"))
+        let stuck = Verdicts.http2Connection(streams: .warn, reset: .fail)
+        #expect(!stuck.ok && stuck.text.contains("stops serving"))
+        #expect(stuck.basedOn == ["http2-concurrent-streams", "http2-reset-stream"])
+    }
+
     @Test func streamRangesLieInsideTheReferenceRead() {
         let big = ProbePlan(length: 10 << 30, referenceLimit: 8 << 20)
         #expect(big.streamRanges.count == 8)

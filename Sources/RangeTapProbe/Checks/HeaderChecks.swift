@@ -25,12 +25,13 @@ enum HeaderChecks {
         let count = responses.count
         let duplicateChecks = duplicates(found.filter { $0.0.code == FindingCode.headerDuplicateCase.rawValue || $0.0.code == FindingCode.headerConflict.rawValue }, responses: count)
         if lines.isEmpty, !responses.isEmpty {
-            let why = "not judged: every response came over HTTP/2, whose field names are lower-case by definition and which has no header lines (RFC 9113 §8.2); HTTP/1.1 clients of the same server see the names and lines it sends on HTTP/1.1: probe without --http2 to check them"
+            let names = "not judged: every response came over HTTP/2, whose field names are lower-case by definition (RFC 9113 §8.2.1); HTTP/1.1 clients of the same server see the names it sends on HTTP/1.1: probe without --http2 to check them"
+            let lines = "not judged: every response came over HTTP/2, which sends fields as HPACK-coded pairs, not lines (RFC 9113 §8.2); probe without --http2 for the lines HTTP/1.1 clients get"
             return [
-                ProbeCheck(.headerCase, .info, why, evidence: []),
+                ProbeCheck(.headerCase, .info, names, evidence: []),
                 duplicateChecks,
-                ProbeCheck(.headerLineEndings, .info, why, evidence: []),
-                ProbeCheck(.headerSyntax, .info, why, evidence: []),
+                ProbeCheck(.headerLineEndings, .info, lines, evidence: []),
+                ProbeCheck(.headerSyntax, .info, lines, evidence: []),
             ]
         }
         let inLines = found.filter { $0.1.httpVersion != "2" }
