@@ -32,6 +32,10 @@ public struct CurlRequest: Sendable {
     /// A PEM file of CA certificates trusted for https, in addition to the system's store
     /// (`CURLOPT_CAINFO`, with `CURLOPT_CAPATH` kept on the system's directory).
     public var caFile: String?
+    /// Open a new connection for this transfer and close it afterwards (`CURLOPT_FRESH_CONNECT`
+    /// and `CURLOPT_FORBID_REUSE`), as for a libcurl that cannot reuse an h2c connection
+    /// (``CurlVersion/failsToReuseH2C``).
+    public var freshConnection = false
 
     /// Creates a request.
     public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {

@@ -86,6 +86,10 @@ public final class CurlTransfer: @unchecked Sendable {
         case nil:
             check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
         }
+        if request.freshConnection {
+            check(ccurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1), "FRESH_CONNECT")
+            check(ccurl_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1), "FORBID_REUSE")
+        }
         check(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs), "CONNECTTIMEOUT")
         if request.timeoutMs > 0 {
             check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMs), "TIMEOUT_MS")

@@ -10,6 +10,8 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
         case httpError(url: String, statusLine: String)
         case emptyResource(url: String)
         case curlSetup(String)
+        case badCAFile(String)
+        case noHTTP2(url: String, answeredOver: String?, message: String?)
     }
     private let code: Code
     private init(_ code: Code) { self.code = code }
@@ -28,13 +30,21 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func httpError(url: String, statusLine: String) -> Self { .init(.httpError(url: url, statusLine: statusLine)) }
     /// The resource is empty: no range of it can be satisfied.
     public static func emptyResource(url: String) -> Self { .init(.emptyResource(url: url)) }
+    /// The `--cacert` file cannot be read.
+    public static func badCAFile(_ path: String) -> Self { .init(.badCAFile(path)) }
+    /// `--http2` was asked, but the server did not speak HTTP/2: it answered over
+    /// `answeredOver` (`"1.1"`, by ALPN over TLS), or, for h2c with prior knowledge, the
+    /// exchange failed with libcurl's `message`.
+    public static func noHTTP2(url: String, answeredOver: String?, message: String? = nil) -> Self {
+        .init(.noHTTP2(url: url, answeredOver: answeredOver, message: message))
+    }
     /// libcurl could not be set up.
     public static func curlSetup(_ message: String) -> Self { .init(.curlSetup(message)) }
 
     /// Whether the error is about the arguments rather than the server.
     public var isUsageError: Bool {
         switch code {
-        case .badURL, .badHeader, .badTimeout, .badReferenceLimit: true
+        case .badURL, .badHeader, .badTimeout, .badReferenceLimit, .badCAFile: true
         default: false
         }
     }
@@ -57,6 +67,12 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(url) is empty (0 bytes): no range of it can be satisfied; probe a file of at least a few bytes"
         case .curlSetup(let message):
             "libcurl could not be set up: \(message)"
+        case .badCAFile(let path):
+            "--cacert \(path): the file cannot be read; pass a PEM file of CA certificates, such as the CA that signed the test server's certificate"
+        case .noHTTP2(let url, let version?, _) where url.lowercased().hasPrefix("https://"):
+            "\(url) answered over HTTP/\(version): the server does not offer h2 by ALPN, so --http2 cannot run its checks over HTTP/2; enable HTTP/2 on it (nginx 1.22: listen 443 ssl http2;) or probe without --http2 for its HTTP/\(version) behaviour"
+        case .noHTTP2(let url, let version, let message):
+            "\(url) did not speak HTTP/2 with prior knowledge (h2c)\(version.map { ": it answered over HTTP/\($0)" } ?? "")\(message.map { ": \($0)" } ?? ""); most servers offer HTTP/2 only over TLS: probe the https:// URL with --http2, or probe without --http2"
         }
     }
 }

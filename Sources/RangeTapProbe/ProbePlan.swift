@@ -27,6 +27,24 @@ struct ProbePlan: Sendable {
     /// Bytes of `bytes=0-` read.
     var fromZeroRead: Int64 { min(length, referenceLimit) }
 
+    /// How many range requests the HTTP/2 check sends at once.
+    static let streamCount = 8
+    /// Bytes inside the reference read, where the HTTP/2 streams ask their ranges.
+    private var streamSpan: Int64 { min(length, referenceLimit) }
+    /// The ranges of the concurrent HTTP/2 streams: ``streamCount`` ranges of up to 16 KiB
+    /// spread from the first byte to the end of the reference read.
+    var streamRanges: [ByteRange] {
+        let size = max(1, min(16 * 1024, streamSpan / Int64(Self.streamCount)))
+        return (0..<Int64(Self.streamCount)).map { i in
+            let first = (streamSpan - size) * i / Int64(Self.streamCount - 1)
+            return ByteRange(first: first, last: first + size - 1)
+        }
+    }
+    /// The range requested beside the HTTP/2 stream that is reset: up to 64 KiB from the middle.
+    var resetCompanion: ByteRange {
+        ByteRange(first: middleFirst, last: middleFirst + min(64 * 1024, streamSpan - middleFirst) - 1)
+    }
+
     /// The Range value and expected bytes of each single-range slot.
     func single(_ slot: ProbeSlot) -> (value: String, expected: ByteRange)? {
         let spec: RangeSpec
@@ -60,6 +78,8 @@ struct ProbePlan: Sendable {
         for slot in [ProbeSlot.middle, .open, .suffix, .lastByte, .clamped] {
             if let e = single(slot)?.expected { s.insert(e) }
         }
+        s.formUnion(streamRanges)
+        s.insert(resetCompanion)
         return s.filter { $0.upperBound <= referenceLimit }.sorted { ($0.first, $0.last) < ($1.first, $1.last) }
     }
 

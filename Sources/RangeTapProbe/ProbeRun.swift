@@ -21,6 +21,13 @@ struct ProbeRun: Sendable {
     var close: [ProbeResponse] = []
     /// HTTP/1.0 with `Connection: keep-alive` twice, then without twice.
     var http10: [ProbeResponse] = []
+    /// With `--http2`: the request that opened the connection of the HTTP/2 sequence.
+    var streamOpener: ProbeResponse?
+    /// With `--http2`: the range requests then sent at once on it (``ProbePlan/streamRanges``).
+    var streams: [ProbeResponse] = []
+    /// With `--http2`, on that connection afterwards: the GET whose stream rangetap reset, the
+    /// range requested beside it, and the request after both.
+    var reset: [ProbeResponse] = []
 
     /// The answer in `slot`, if it was sent.
     subscript(_ slot: ProbeSlot) -> ProbeResponse? { responses[slot] }
@@ -64,6 +71,6 @@ struct ProbeRun: Sendable {
 
     /// Every response the probe received, for the header checks.
     var allResponses: [ProbeResponse] {
-        [head, probe] + ProbeSlot.allCases.compactMap { responses[$0] } + keepAlive + close + http10
+        [head, probe] + ProbeSlot.allCases.compactMap { responses[$0] } + keepAlive + close + http10 + [streamOpener].compactMap { $0 } + streams + reset
     }
 }

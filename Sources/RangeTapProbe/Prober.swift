@@ -6,6 +6,12 @@ import RangeTapCore
 /// once on one multi handle, the plain GET (the reference the range bodies are compared with)
 /// and every range request; beside them, each on its own multi handle and so its own connection,
 /// the keep-alive sequences, whose requests go one after another.
+///
+/// With ``ProbeOptions/http2`` every request asks for HTTP/2 (the concurrent phase then runs as
+/// streams of one connection), the probe stops with ``ProbeError/noHTTP2(url:answeredOver:message:)``
+/// when the server does not speak it, and the HTTP/1.x-only requests (HTTP/1.0, keep-alive,
+/// `Connection: close`) give way to the HTTP/2 connection sequence on a client of its own:
+/// concurrent range streams, then a stream reset mid-body and the requests beside and after it.
 public enum Prober {
     /// Requests of the concurrent phase in flight at once. Small servers drop a burst of
     /// connects (Python's http.server listens with a backlog of 5), and each drop costs a 1 s
@@ -23,12 +29,29 @@ public enum Prober {
         let main = try ProbeClient(options: options, maxConnections: concurrency)
         defer { main.shutdown() }
 
-        async let headAnswer = main.send(ProbeRequest(label: "HEAD", method: "HEAD", limits: .init(partial: 0, full: 0, other: 0)))
-        async let probeAnswer = main.send(.range("bytes=0-1", "bytes=0-1", expecting: 2, slices: [ByteRange(first: 0, last: 1)]))
-        let (head, probe) = await (headAnswer, probeAnswer)
+        let headRequest = ProbeRequest(label: "HEAD", method: "HEAD", limits: .init(partial: 0, full: 0, other: 0))
+        let probeRequest = ProbeRequest.range("bytes=0-1", "bytes=0-1", expecting: 2, slices: [ByteRange(first: 0, last: 1)])
+        let head: ProbeResponse
+        let probe: ProbeResponse
+        if options.http2 {
+            // One after the other, so that the second request finds the connection open: libcurl
+            // 7.88 fails (CURLE_HTTP2) an h2c transfer that waited for a connection still being set up.
+            probe = await main.send(probeRequest)
+            head = await main.send(headRequest)
+        } else {
+            async let headAnswer = main.send(headRequest)
+            async let probeAnswer = main.send(probeRequest)
+            (head, probe) = await (headAnswer, probeAnswer)
+        }
 
         guard let status = probe.status else {
+            if options.http2, !options.isHTTPS, let code = probe.errorCode, Self.notHTTP2Codes.contains(code) {
+                throw .noHTTP2(url: options.url, answeredOver: nil, message: probe.error)
+            }
             throw .unreachable(url: options.url, message: probe.error ?? head.error ?? "no response")
+        }
+        if options.http2, probe.httpVersion != "2" {
+            throw .noHTTP2(url: options.url, answeredOver: probe.httpVersion ?? probe.version.map { String($0.dropFirst("HTTP/".count)) })
         }
         if status >= 400 && status != 416 {
             let line = probe.head.first.map { String($0.content) } ?? "\(status)"
@@ -48,25 +71,60 @@ public enum Prober {
         var run = ProbeRun(options: options, head: head, probe: probe, length: length)
         let plan = length.map { ProbePlan(length: $0, referenceLimit: options.referenceLimit) }
         run.plan = plan
-        let requests = Self.requests(plan: plan, run: run)
+        let requests = Self.requests(plan: plan, run: run).filter { !(options.http2 && $0.1.http10) }
 
-        // Each keep-alive sequence has its own multi handle, so its requests share one connection
-        // and nothing else does.
-        let reuseClient = try ProbeClient(options: options, maxConnections: 1)
-        let closeClient = try ProbeClient(options: options, maxConnections: 1)
-        let http10Client = try ProbeClient(options: options, maxConnections: 1)
-        defer {
-            reuseClient.shutdown()
-            closeClient.shutdown()
-            http10Client.shutdown()
+        if options.h2cNeedsFreshConnections {
+            // No connection sequence: it needs a second request on one h2c connection.
+            run.responses = await Self.concurrentPhase(requests, on: main)
+        } else if options.http2 {
+            // The connection sequence has its own multi handle, so its streams share one
+            // connection and nothing else does.
+            let streamClient = try ProbeClient(options: options, maxConnections: 1)
+            defer { streamClient.shutdown() }
+            async let sequences = Self.http2Sequences(plan: plan, client: streamClient)
+            run.responses = await Self.concurrentPhase(requests, on: main)
+            (run.streamOpener, run.streams, run.reset) = await sequences
+        } else {
+            // Each keep-alive sequence has its own multi handle, so its requests share one
+            // connection and nothing else does.
+            let reuseClient = try ProbeClient(options: options, maxConnections: 1)
+            let closeClient = try ProbeClient(options: options, maxConnections: 1)
+            let http10Client = try ProbeClient(options: options, maxConnections: 1)
+            defer {
+                reuseClient.shutdown()
+                closeClient.shutdown()
+                http10Client.shutdown()
+            }
+            async let sequences = Self.keepAliveSequences(plan: plan, reuse: reuseClient, close: closeClient, http10: http10Client)
+            run.responses = await Self.concurrentPhase(requests, on: main)
+            (run.keepAlive, run.close, run.http10) = await sequences
         }
-        async let sequences = Self.keepAliveSequences(plan: plan, reuse: reuseClient, close: closeClient, http10: http10Client)
-        let answers = await withTaskGroup(of: (ProbeSlot, ProbeResponse).self) { group in
+
+        let connection = options.http2 ? HTTP2Checks.checks(run) : KeepAliveChecks.checks(run)
+        let checks = ResourceChecks.checks(run) + SingleRangeChecks.checks(run) + UnsatisfiableChecks.checks(run)
+            + InvalidRangeChecks.checks(run) + MultiRangeChecks.checks(run) + IfRangeChecks.checks(run)
+            + MethodVersionChecks.checks(run)
+            + connection + HeaderChecks.checks(run) + CompressionChecks.checks(run)
+        return ProbeReport(
+            url: options.url, httpProtocol: options.protocolName, length: length, durationMs: Double(clock.now()) / 1e6,
+            checks: checks, verdicts: Verdicts.verdicts(checks))
+    }
+
+    /// libcurl results that mean a server did not speak HTTP/2 with prior knowledge: it
+    /// answered the connection preface with something that is no HTTP/2 frame, or closed.
+    /// (`CURLE_UNSUPPORTED_PROTOCOL` for an HTTP/0.9-looking reply, `CURLE_WEIRD_SERVER_REPLY`,
+    /// `CURLE_HTTP2`, `CURLE_GOT_NOTHING`, `CURLE_RECV_ERROR`, `CURLE_HTTP2_STREAM`.)
+    static let notHTTP2Codes: Set<Int> = [1, 8, 16, 52, 56, 92]
+
+    /// Sends `requests` on `client`, at most ``concurrency`` at a time, and files each answer
+    /// under its slot.
+    static func concurrentPhase(_ requests: [(ProbeSlot, ProbeRequest)], on client: ProbeClient) async -> [ProbeSlot: ProbeResponse] {
+        await withTaskGroup(of: (ProbeSlot, ProbeResponse).self) { group in
             var pending = requests[...]
             var out: [ProbeSlot: ProbeResponse] = [:]
             func startNext() {
                 guard let (slot, request) = pending.popFirst() else { return }
-                group.addTask { (slot, await main.send(request)) }
+                group.addTask { (slot, await client.send(request)) }
             }
             for _ in 0..<concurrency { startNext() }
             while let (slot, response) = await group.next() {
@@ -75,17 +133,6 @@ public enum Prober {
             }
             return out
         }
-        run.responses = answers
-        let (keepAlive, close, http10) = await sequences
-        run.keepAlive = keepAlive
-        run.close = close
-        run.http10 = http10
-
-        let checks = ResourceChecks.checks(run) + SingleRangeChecks.checks(run) + UnsatisfiableChecks.checks(run)
-            + InvalidRangeChecks.checks(run) + MultiRangeChecks.checks(run) + IfRangeChecks.checks(run)
-            + MethodVersionChecks.checks(run) + KeepAliveChecks.checks(run) + HeaderChecks.checks(run)
-            + CompressionChecks.checks(run)
-        return ProbeReport(url: options.url, length: length, durationMs: Double(clock.now()) / 1e6, checks: checks, verdicts: Verdicts.verdicts(checks))
     }
 
     /// The requests of the concurrent phase.

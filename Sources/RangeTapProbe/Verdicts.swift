@@ -50,25 +50,32 @@ enum Verdicts {
                 : "a download resumed with If-Range gets the new file whole when it changed",
             basedOn: conditional.map(\.rawValue)))
 
-        let reuse = result(.keepAliveReuse)
-        let recover = result(.keepAliveAfterCancel)
-        let connText: String
-        switch (reuse, recover) {
-        case (_, .fail?): connText = "after a client hangs up mid-body, as players do on every seek, the server stops answering"
-        case (.fail?, _): connText = "the server closes kept-alive connections without saying so: the next request on them fails and must be retried"
-        case (.warn?, _): connText = "every range request opens a new connection (a TCP and TLS handshake per seek)"
-        case (.pass?, _): connText = "sequential range requests share one connection, and a hang-up mid-body does no harm"
-        default: connText = "connection reuse could not be judged"
+        if let streams = result(.http2ConcurrentStreams) {
+            out.append(http2Connection(streams: streams, reset: result(.http2ResetStream)))
+        } else {
+            let reuse = result(.keepAliveReuse)
+            let recover = result(.keepAliveAfterCancel)
+            let connText: String
+            switch (reuse, recover) {
+            case (_, .fail?): connText = "after a client hangs up mid-body, as players do on every seek, the server stops answering"
+            case (.fail?, _): connText = "the server closes kept-alive connections without saying so: the next request on them fails and must be retried"
+            case (.warn?, _): connText = "every range request opens a new connection (a TCP and TLS handshake per seek)"
+            case (.pass?, _): connText = "sequential range requests share one connection, and a hang-up mid-body does no harm"
+            default: connText = "connection reuse could not be judged"
+            }
+            out.append(PlayerVerdict(id: "connection-reuse", ok: reuse == .pass && recover != .fail, text: connText, basedOn: [ProbeCheckID.keepAliveReuse.rawValue, ProbeCheckID.keepAliveAfterCancel.rawValue]))
         }
-        out.append(PlayerVerdict(id: "connection-reuse", ok: reuse == .pass && recover != .fail, text: connText, basedOn: [ProbeCheckID.keepAliveReuse.rawValue, ProbeCheckID.keepAliveAfterCancel.rawValue]))
 
+        // Not judged over HTTP/2 (lower-case names by definition): no statement then.
         let caseResult = result(.headerCase) ?? .pass
-        out.append(PlayerVerdict(
-            id: "header-lookups", ok: caseResult == .pass,
-            text: caseResult == .pass
-                ? "case-sensitive header lookups find every field"
-                : "case-sensitive header lookups (allHeaderFields[\"Content-Range\"]) miss fields: see header-case",
-            basedOn: [ProbeCheckID.headerCase.rawValue]))
+        if caseResult != .info {
+            out.append(PlayerVerdict(
+                id: "header-lookups", ok: caseResult == .pass,
+                text: caseResult == .pass
+                    ? "case-sensitive header lookups find every field"
+                    : "case-sensitive header lookups (allHeaderFields[\"Content-Range\"]) miss fields: see header-case",
+                basedOn: [ProbeCheckID.headerCase.rawValue]))
+        }
 
         if let h10 = result(.http10Range), h10 != .info {
             out.append(PlayerVerdict(
@@ -88,5 +95,21 @@ enum Verdicts {
                 : "a cache that stores ranges can store wrong bytes or offsets: \(cacheBad.joined(separator: ", ")) failed",
             basedOn: cacheIDs.map(\.rawValue)))
         return out
+    }
+
+    /// `connection-reuse` with `--http2`: from the concurrent-streams and reset-stream checks.
+    static func http2Connection(streams: CheckResult, reset: CheckResult?) -> PlayerVerdict {
+        let text: String
+        switch (streams, reset) {
+        case (_, .fail?): text = "after a client resets a stream mid-body, as HTTP/2 players do on every seek, the connection stops serving"
+        case (.fail, _): text = "range requests sent at once as HTTP/2 streams get wrong answers or none"
+        case (.warn, _): text = "range requests sent at once need more than one HTTP/2 connection (a TLS handshake each)"
+        case (_, .warn?): text = "a reset stream costs the HTTP/2 connection: every seek pays a new TLS handshake"
+        case (.pass, _): text = "range requests share one HTTP/2 connection as concurrent streams, and a reset stream does no harm"
+        default: text = "HTTP/2 connection use could not be judged"
+        }
+        return PlayerVerdict(
+            id: "connection-reuse", ok: streams == .pass && (reset ?? .pass) < .warn, text: text,
+            basedOn: [ProbeCheckID.http2ConcurrentStreams.rawValue, ProbeCheckID.http2ResetStream.rawValue])
     }
 }

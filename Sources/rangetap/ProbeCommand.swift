@@ -11,8 +11,12 @@ struct ProbeCommand: AsyncParsableCommand {
         Sends a few dozen small requests (ranges, a 416, multi-range, If-Range, HEAD, HTTP/1.0, \
         keep-alive sequences, gzip) and reports each check as pass, warn, fail or info with the \
         request sent and the raw response head (--verbose or --json). A check that gets a 200 where \
-        it asked a range stops reading at once. Exit status: 0 no check failed, 1 a check failed, \
-        2 the server could not be reached or the arguments are wrong. JSON schema: docs/probe-json.md.
+        it asked a range stops reading at once. With --http2 every request goes over HTTP/2 (h2 by \
+        ALPN for https, h2c with prior knowledge for http) and the HTTP/1.x connection checks give \
+        way to HTTP/2 ones: range requests as concurrent streams of one connection, and a stream reset \
+        mid-body that must leave the connection serving. Exit status: 0 no check failed, 1 a check \
+        failed, 2 the server could not be reached, did not speak HTTP/2 when --http2 asked for it, or \
+        the arguments are wrong. JSON schema: docs/probe-json.md.
         """
     )
 
@@ -36,6 +40,12 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Limit on each request, in seconds (default 10).", valueName: "seconds"))
     var timeout: String = "10"
 
+    @Flag(name: .long, help: "Run the checks over HTTP/2 (https: h2 by ALPN; http: h2c with prior knowledge), with HTTP/2 stream checks in place of keep-alive.")
+    var http2 = false
+
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file for https, beside the system's.", valueName: "file"))
+    var cacert: String?
+
     func run() async throws {
         let stderr = StandardError()
         guard let url else {
@@ -46,7 +56,7 @@ struct ProbeCommand: AsyncParsableCommand {
             stderr.write("rangetap: \(ProbeError.badTimeout(timeout))")
             throw ExitCode(2)
         }
-        let options = ProbeOptions(url: url, headers: header, insecure: insecure, timeoutSeconds: seconds)
+        let options = ProbeOptions(url: url, headers: header, insecure: insecure, timeoutSeconds: seconds, http2: http2, caFile: cacert)
         let report: ProbeReport
         do {
             report = try await Prober.run(options)

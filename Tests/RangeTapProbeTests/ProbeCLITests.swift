@@ -75,10 +75,11 @@ struct ProbeCLITests {
         #expect(report.length.map(Int.init) == 64 * 1024)
         #expect(report.result == .fail)
         #expect(report.ids(.fail) == ["if-range-etag"])
-        #expect(report.checks.count == ProbeCheckID.allCases.count)
+        #expect(report.checks.count == ProbeCheckID.allCases.filter { $0.runs(http2: false) }.count)
+        #expect(report.httpProtocol == "http/1.1")
         // The documented keys, read without the Swift types.
         let object = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
-        for key in ["schemaVersion", "url", "length", "durationMs", "result", "summary", "checks", "verdicts"] {
+        for key in ["schemaVersion", "url", "protocol", "length", "durationMs", "result", "summary", "checks", "verdicts"] {
             #expect(object[key] != nil, "top-level key \(key)")
         }
         let checks = try #require(object["checks"] as? [[String: Any]])
@@ -87,7 +88,7 @@ struct ProbeCLITests {
             #expect(failed[key] != nil, "check key \(key)")
         }
         let evidence = try #require((failed["evidence"] as? [[String: Any]])?.last)
-        for key in ["label", "request", "response", "status", "bodyBytes", "stoppedEarly", "durationMs"] {
+        for key in ["label", "request", "response", "status", "bodyBytes", "stoppedEarly", "durationMs", "httpVersion"] {
             #expect(evidence[key] != nil, "evidence key \(key)")
         }
         #expect((evidence["request"] as? [String])?.contains("X-Probe: 1\r\n") == true)

@@ -3,14 +3,19 @@ import RangeTapCore
 /// Header spelling over every response head of the probe, with RangeTapCore's knowledge of
 /// usual spellings: names in another case, fields sent twice, bare-LF line endings; and the
 /// syntax of every head line (``HeaderLine/syntax``).
+///
+/// Spelling, line endings and line syntax are judged on HTTP/1.x heads only: HTTP/2 sends
+/// fields as lower-case name/value pairs (RFC 9113 §8.2), and the lines libcurl writes for them
+/// are its own. Duplicates and conflicting values are judged on every head.
 enum HeaderChecks {
     /// The checks of the area, in report order.
     static func checks(_ run: ProbeRun) -> [ProbeCheck] {
         let responses = run.allResponses.filter { !$0.heads.isEmpty }
-        // Each distinct finding once, with the first response that showed it.
+        let lines = responses.filter { $0.httpVersion != "2" }
+        // Each distinct finding once, with the first response that showed it (HTTP/1.x first).
         var seen: Set<String> = []
         var found: [(Finding, ProbeResponse)] = []
-        for r in responses {
+        for r in lines + responses.filter({ $0.httpVersion == "2" }) {
             for head in r.heads {
                 for f in HeaderSpelling.findings(in: head) where seen.insert(f.code + "\u{0}" + f.message).inserted {
                     found.append((f, r))
@@ -18,11 +23,23 @@ enum HeaderChecks {
             }
         }
         let count = responses.count
+        let duplicateChecks = duplicates(found.filter { $0.0.code == FindingCode.headerDuplicateCase.rawValue || $0.0.code == FindingCode.headerConflict.rawValue }, responses: count)
+        if lines.isEmpty, !responses.isEmpty {
+            let names = "not judged: every response came over HTTP/2, whose field names are lower-case by definition (RFC 9113 §8.2.1); HTTP/1.1 clients of the same server see the names it sends on HTTP/1.1: probe without --http2 to check them"
+            let lines = "not judged: every response came over HTTP/2, which sends fields as HPACK-coded pairs, not lines (RFC 9113 §8.2); probe without --http2 for the lines HTTP/1.1 clients get"
+            return [
+                ProbeCheck(.headerCase, .info, names, evidence: []),
+                duplicateChecks,
+                ProbeCheck(.headerLineEndings, .info, lines, evidence: []),
+                ProbeCheck(.headerSyntax, .info, lines, evidence: []),
+            ]
+        }
+        let inLines = found.filter { $0.1.httpVersion != "2" }
         return [
-            headerCase(found.filter { $0.0.code == FindingCode.headerCase.rawValue }, responses: count),
-            duplicates(found.filter { $0.0.code == FindingCode.headerDuplicateCase.rawValue || $0.0.code == FindingCode.headerConflict.rawValue }, responses: count),
-            lineEndings(found.filter { $0.0.code == FindingCode.bareLF.rawValue }, responses: count),
-            syntax(responses),
+            headerCase(inLines.filter { $0.0.code == FindingCode.headerCase.rawValue }, responses: lines.count),
+            duplicateChecks,
+            lineEndings(inLines.filter { $0.0.code == FindingCode.bareLF.rawValue }, responses: lines.count),
+            syntax(lines),
         ]
     }
 

@@ -1,10 +1,11 @@
 import RangeTapCore
 
-/// Range on HEAD (must be ignored) and on HTTP/1.0 requests (must still work).
+/// Range on HEAD (must be ignored) and on HTTP/1.0 requests (must still work; not with
+/// `--http2`, where every request is HTTP/2).
 enum MethodVersionChecks {
     /// The checks of the area, in report order.
     static func checks(_ run: ProbeRun) -> [ProbeCheck] {
-        [headRange(run), http10(run)]
+        run.options.http2 ? [headRange(run)] : [headRange(run), http10(run)]
     }
 
     static func headRange(_ run: ProbeRun) -> ProbeCheck {

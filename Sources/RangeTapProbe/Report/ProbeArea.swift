@@ -16,6 +16,8 @@ public enum ProbeArea: String, Sendable, Codable, CaseIterable {
     case methodVersion = "method-version"
     /// Connection reuse, `Connection: close`, HTTP/1.0 keep-alive, hang-ups mid-body.
     case keepAlive = "keep-alive"
+    /// With `--http2`: every response over HTTP/2, concurrent streams, a reset stream.
+    case http2
     /// Header name case, duplicates, line endings, over every response of the probe.
     case headers
     /// Ranges combined with `Accept-Encoding: gzip`.
@@ -32,6 +34,7 @@ public enum ProbeArea: String, Sendable, Codable, CaseIterable {
         case .ifRange: "If-Range"
         case .methodVersion: "Range on HEAD and HTTP/1.0"
         case .keepAlive: "keep-alive"
+        case .http2: "HTTP/2 connection (streams and resets)"
         case .headers: "header spelling"
         case .compression: "compression"
         }

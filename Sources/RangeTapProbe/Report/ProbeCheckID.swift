@@ -37,6 +37,10 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
     case keepAliveAfterCancel = "keepalive-after-cancel"
     case connectionClose = "connection-close"
     case http10KeepAlive = "http10-keepalive"
+    // HTTP/2 connection (with --http2, in place of keep-alive and HTTP/1.0).
+    case http2Negotiated = "http2-negotiated"
+    case http2ConcurrentStreams = "http2-concurrent-streams"
+    case http2ResetStream = "http2-reset-stream"
     // Headers.
     case headerCase = "header-case"
     case headerDuplicates = "header-duplicates"
@@ -56,6 +60,7 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .ifRangeETag, .ifRangeDate: .ifRange
         case .headRange, .http10Range: .methodVersion
         case .keepAliveReuse, .keepAliveAfterCancel, .connectionClose, .http10KeepAlive: .keepAlive
+        case .http2Negotiated, .http2ConcurrentStreams, .http2ResetStream: .http2
         case .headerCase, .headerDuplicates, .headerLineEndings, .headerSyntax: .headers
         case .compressionRange: .compression
         }
@@ -93,6 +98,9 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .keepAliveAfterCancel: "a client hanging up mid-body, then a new connection"
         case .connectionClose: "Connection: close on HTTP/1.1 is answered with close"
         case .http10KeepAlive: "HTTP/1.0 with and without Connection: keep-alive"
+        case .http2Negotiated: "every response came over HTTP/2"
+        case .http2ConcurrentStreams: "8 range requests at once: concurrent streams on one connection, right bytes"
+        case .http2ResetStream: "a stream reset mid-body leaves the connection usable"
         case .headerCase: "header names in their usual case"
         case .headerDuplicates: "no duplicated or conflicting header fields"
         case .headerLineEndings: "CRLF line endings"
@@ -101,7 +109,18 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         }
     }
 
-    /// The section of RFC 9110 (or RFC 9112 for connection handling) the check follows.
+    /// Whether the check runs with `--http2` (true) or without it (false): the HTTP/1.x
+    /// connection and version checks are replaced by the HTTP/2 connection checks.
+    public func runs(http2: Bool) -> Bool {
+        switch self {
+        case .http10Range, .keepAliveReuse, .keepAliveAfterCancel, .connectionClose, .http10KeepAlive: !http2
+        case .http2Negotiated, .http2ConcurrentStreams, .http2ResetStream: http2
+        default: true
+        }
+    }
+
+    /// The section of RFC 9110 (or RFC 9112 for HTTP/1.1 connection handling, RFC 9113 for
+    /// HTTP/2) the check follows.
     public var rfc: String {
         switch self {
         case .head: "RFC 9110 §9.3.2"
@@ -123,6 +142,9 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .keepAliveReuse, .keepAliveAfterCancel: "RFC 9112 §9.3"
         case .connectionClose: "RFC 9110 §7.6.1, RFC 9112 §9.6"
         case .http10KeepAlive: "RFC 9112 §9.3, Appendix C.2.2"
+        case .http2Negotiated: "RFC 9113 §3.2, §3.3"
+        case .http2ConcurrentStreams: "RFC 9113 §5, §5.1.2"
+        case .http2ResetStream: "RFC 9113 §5.1, §5.4.2, §6.4"
         case .headerCase: "RFC 9110 §5.1"
         case .headerDuplicates: "RFC 9110 §5.2, §5.3"
         case .headerLineEndings: "RFC 9112 §2.2"

@@ -25,9 +25,12 @@ public struct ProbeEvidence: Sendable, Codable, Equatable {
     public var error: String?
     /// Time from sending to the end of the transfer, in milliseconds.
     public var durationMs: Double
+    /// The HTTP version the response came over, as libcurl negotiated it (`"1.0"`, `"1.1"`,
+    /// `"2"`); `nil` when no response head came.
+    public var httpVersion: String?
 
     /// Creates evidence from parts.
-    public init(label: String, request: [String], response: [String], status: Int?, bodyBytes: Int64, stoppedEarly: Bool, sha256: String?, reusedConnection: Bool?, localPort: Int?, error: String?, durationMs: Double) {
+    public init(label: String, request: [String], response: [String], status: Int?, bodyBytes: Int64, stoppedEarly: Bool, sha256: String?, reusedConnection: Bool?, localPort: Int?, error: String?, durationMs: Double, httpVersion: String? = nil) {
         self.label = label
         self.request = request
         self.response = response
@@ -39,5 +42,6 @@ public struct ProbeEvidence: Sendable, Codable, Equatable {
         self.localPort = localPort
         self.error = error
         self.durationMs = durationMs
+        self.httpVersion = httpVersion
     }
 }

@@ -9,7 +9,7 @@ extension ProbeReport {
         var out: [String] = []
         out.append("rangetap probe \(url)")
         let lengthText = length.map { "\($0) bytes" } ?? "length unknown"
-        out.append("\(lengthText) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms")
+        out.append("\(lengthText) · \(Self.protocolText(httpProtocol)) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms")
         let idOrder = Dictionary(uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { ($1.rawValue, $0) })
         let areaOrder = Dictionary(uniqueKeysWithValues: ProbeArea.allCases.enumerated().map { ($1, $0) })
         let groups = Dictionary(grouping: checks, by: \.area)
@@ -43,6 +43,16 @@ extension ProbeReport {
         return out.joined(separator: "\n")
     }
 
+    /// How the report names the protocol the checks ran over.
+    static func protocolText(_ name: String) -> String {
+        switch name {
+        case "h2": "HTTP/2 (h2 by ALPN)"
+        case "h2c": "HTTP/2 (h2c, prior knowledge)"
+        case "http/1.1": "HTTP/1.1"
+        default: TerminalText.escapingControls(name)
+        }
+    }
+
     /// Indented request and response lines of the evidence, control characters the origin
     /// sent written out visibly (``TerminalText``).
     static func evidenceLines(_ evidence: [ProbeEvidence]) -> [String] {
@@ -62,6 +72,7 @@ extension ProbeReport {
             if e.status != nil {
                 facts.append("\(e.bodyBytes) body bytes read\(e.stoppedEarly ? ", then rangetap hung up" : "")")
             }
+            if let version = e.httpVersion { facts.append("HTTP/\(TerminalText.escapingControls(version))") }
             if let sha = e.sha256 { facts.append("SHA-256 \(sha.prefix(16))…") }
             if let reused = e.reusedConnection { facts.append(reused ? "reused connection" : "new connection") }
             if let port = e.localPort, port > 0 { facts.append("local port \(port)") }

@@ -18,6 +18,10 @@ public struct ProbeReport: Sendable, Codable, Equatable {
     public var schemaVersion: Int
     /// The probed URL.
     public var url: String
+    /// The protocol the checks ran over, by its ALPN identifier: `http/1.1` (with a few
+    /// HTTP/1.0 requests), or with `--http2` `h2` (over TLS) or `h2c` (prior knowledge). JSON key
+    /// `protocol`. Each evidence says the version its response actually came over.
+    public var httpProtocol: String
     /// The resource's length as the server told it, or `nil` when it did not.
     public var length: Int64?
     /// How long the probe took, in milliseconds.
@@ -31,10 +35,16 @@ public struct ProbeReport: Sendable, Codable, Equatable {
     /// What clients will experience.
     public var verdicts: [PlayerVerdict]
 
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, url, length, durationMs, result, summary, checks, verdicts
+        case httpProtocol = "protocol"
+    }
+
     /// Assembles a report.
-    public init(url: String, length: Int64?, durationMs: Double, checks: [ProbeCheck], verdicts: [PlayerVerdict]) {
+    public init(url: String, httpProtocol: String = "http/1.1", length: Int64?, durationMs: Double, checks: [ProbeCheck], verdicts: [PlayerVerdict]) {
         schemaVersion = 1
         self.url = url
+        self.httpProtocol = httpProtocol
         self.length = length
         self.durationMs = durationMs
         self.checks = checks

@@ -3,6 +3,8 @@ import RangeTapCore
 import RangeTapCurl
 
 /// Sends probe requests to one URL over one libcurl multi handle (its own connection pool).
+/// With ``ProbeOptions/http2`` every request asks for HTTP/2, and requests in flight together
+/// share one connection as streams.
 ///
 /// Every request carries the same base headers; the request head each returns as evidence is
 /// the one libcurl writes (the Host line libcurl adds, then the header lines in order).
@@ -65,9 +67,15 @@ final class ProbeClient: Sendable {
         if let hostLine { shown.append(hostLine + "\r\n") }
         shown += lines.map { HeaderLine(raw: $0 + "\r\n").redactedIfSecret().raw }
         shown.append("\r\n")
-        let curlRequest = CurlRequest(
+        var curlRequest = CurlRequest(
             url: options.url, method: request.method, headers: lines, insecure: options.insecure,
             connectTimeoutMs: options.timeoutMs, http10: request.http10, timeoutMs: options.timeoutMs)
+        curlRequest.caFile = options.caFile
+        if options.http2, !request.http10 {
+            curlRequest.http2 = options.isHTTPS ? .overTLS : .priorKnowledge
+            // Each h2c request on a connection of its own where libcurl cannot reuse one.
+            curlRequest.freshConnection = options.h2cNeedsFreshConnections
+        }
         return await withCheckedContinuation { (continuation: CheckedContinuation<ProbeResponse, Never>) in
             let delegate = ProbeTransfer(request: request, requestLines: shown, continuation: continuation)
             multi.start(CurlTransfer(request: curlRequest, delegate: delegate))

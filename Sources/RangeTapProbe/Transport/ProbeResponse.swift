@@ -11,8 +11,10 @@ struct ProbeResponse: Sendable {
     var heads: [[HeaderLine]] = []
     /// Final status, `nil` when no final head arrived.
     var status: Int?
-    /// The HTTP version of the final status line (`HTTP/1.1`).
+    /// The HTTP version of the final status line (`HTTP/1.1`; libcurl writes `HTTP/2` for HTTP/2).
     var version: String?
+    /// The HTTP version the final response came over, as libcurl negotiated it: `1.0`, `1.1`, `2`.
+    var httpVersion: String?
     /// Body bytes read.
     var bodyBytes: Int64 = 0
     /// Whether the probe hung up before the response ended.
@@ -29,6 +31,8 @@ struct ProbeResponse: Sendable {
     var localPort: Int?
     /// The transfer's failure, unless the probe stopped it on purpose.
     var error: String?
+    /// libcurl's result code for ``error`` (`-1` when rangetap could not start the transfer).
+    var errorCode: Int?
     /// Duration in milliseconds.
     var durationMs: Double = 0
 
@@ -91,6 +95,7 @@ struct ProbeResponse: Sendable {
         ProbeEvidence(
             label: request.label, request: requestLines, response: heads.flatMap { $0.map(\.raw) },
             status: status, bodyBytes: bodyBytes, stoppedEarly: stoppedEarly, sha256: sha256,
-            reusedConnection: reused, localPort: localPort, error: error, durationMs: durationMs)
+            reusedConnection: reused, localPort: localPort, error: error, durationMs: durationMs,
+            httpVersion: httpVersion)
     }
 }

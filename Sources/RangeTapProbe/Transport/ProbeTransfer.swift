@@ -57,6 +57,8 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
             response.reused = info.reused
             response.localPort = info.localPort
         }
+        response.httpVersion = transfer.responseHTTPVersion()
+        if response.httpVersion == "2" { response.requestLines = Self.overHTTP2(response.requestLines) }
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
@@ -97,7 +99,10 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
         case .cancelled:
             if !response.stoppedEarly { response.error = "cancelled" }
         case .failed(let code, let message):
-            if !response.stoppedEarly { response.error = "\(message) (libcurl error \(code))" }
+            if !response.stoppedEarly {
+                response.error = "\(message) (libcurl error \(code))"
+                response.errorCode = code
+            }
         }
         if response.bodyBytes > 0 { response.sha256 = Self.hex(hasher.finalize()) }
         let end = bodyStart + response.bodyBytes
@@ -108,6 +113,14 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
         let c = continuation
         continuation = nil
         c?.resume(returning: response)
+    }
+
+    /// The request head as sent over HTTP/2, written the way `curl -v` shows it: the request
+    /// line ends in `HTTP/2` (libcurl sent the method, path and Host as pseudo-header fields).
+    static func overHTTP2(_ lines: [String]) -> [String] {
+        guard var first = lines.first, first.hasSuffix(" HTTP/1.1\r\n") else { return lines }
+        first.removeLast(" HTTP/1.1\r\n".count)
+        return [first + " HTTP/2\r\n"] + lines.dropFirst()
     }
 
     /// Lower-case hex of a digest.
