@@ -65,6 +65,7 @@ struct HTTP2RecordingTests {
         #expect(exchanges.map(\.outcome) == [.complete, .complete, .complete])
         #expect(exchanges.map(\.deliveredBy) == [.h2StreamEnded, .h2StreamEnded, .h2StreamEnded])
         #expect(try capture.body(of: exchanges[0]) == file)
+        #expect(exchanges[1].summaryLine.hasPrefix("#\(exchanges[1].id) GET /f.bin h2 s3 range=bytes=100-199 -> 206"), "\(exchanges[1].summaryLine)")
         #expect(try capture.body(of: exchanges[1]) == file.subdata(in: 100..<200))
         #expect(try capture.body(of: exchanges[2]) == file.subdata(in: 5_000_000..<file.count))
         // The header-case check has nothing to say about HTTP/2's lower-case names.
