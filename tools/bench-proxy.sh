@@ -16,14 +16,32 @@
 # HTTPS part (BENCH_SKIP_TLS=1 leaves it out, BENCH_ONLY_TLS=1 runs only it): the same nginx also
 # listens with TLS (TLS 1.2/1.3, an EC P-256 server certificate made by openssl in the temp dir,
 # signed by a test CA made there too; SAN DNS:localhost, IP:127.0.0.1, DNS:*.bench.test; default
-# server, so any *.bench.test name reaches it). Every TLS row uses HTTP/1.1 (curl --http1.1:
-# rangetap offers only http/1.1 by ALPN; mitmproxy over h2 is ~3x slower, not what is compared):
+# server, so any *.bench.test name reaches it). Every row of this part uses HTTP/1.1 (curl --http1.1,
+# and this nginx port offers only http/1.1 by ALPN, so the proxies' upstream side is HTTP/1.1 too):
 #   direct-tls          curl --cacert ORIGIN_CA https://origin.bench.test:PORT   (baseline)
 #   rangetap-tls-meta   rangetap record --no-bodies intercepting (--ca-dir, --upstream-cacert ORIGIN_CA),
 #                       curl --cacert RANGETAP_CA -x http://127.0.0.1:P
 #   rangetap-tls-bodies the same, bodies captured to disk
 #   mitm-tls            mitmdump intercepting (private confdir, its CA trusted by curl,
 #                       ssl_verify_upstream_trusted_ca=ORIGIN_CA, stream_large_bodies=1)
+# HTTP/2 part (issue 12; BENCH_SKIP_H2=1 leaves it out, BENCH_ONLY_H2=1 runs only it; BENCH_SKIP_TLS=1
+# leaves it out too): nginx listens on a second TLS port, `listen ... ssl http2` (same certificate), so
+# ALPN offers h2 there and the HTTP/1.1 rows above keep measuring HTTP/1.1. Every row: curl --http2,
+# and curl's %{http_version} must say 2 (a row that got anything else fails, loudly):
+#   direct-h2           curl --http2 --cacert ORIGIN_CA https://origin.bench.test:H2PORT   (baseline)
+#   rangetap-h2-meta    rangetap record --no-bodies intercepting, as rangetap-tls-meta (it offers h2
+#                       to the client by ALPN and fetches upstream with libcurl over HTTP/2)
+#   rangetap-h2-bodies  the same, bodies captured to disk
+#   mitm-h2             mitmdump intercepting as mitm-tls (HTTP/2 is its default), stream_large_bodies=1
+# Measurements: 1. MB/s of one stream (full GET of the big file), BENCH_ROUNDS rounds, median;
+#   2. "50par": 50 concurrent range streams on ONE connection: one curl --http2 --parallel
+#   --parallel-max 50 with 50 --next groups, each -r one 50th of the big file; aggregate MB/s =
+#   sum of bytes / wall time of that curl process (start-up, CONNECT and handshakes included), median
+#   of BENCH_ROUNDS rounds. Each stream must be a 206 of its exact length over HTTP/2, and the sum
+#   of %{num_connects} must be 1 (one connection; curl 7.88 waits for the first connection's ALPN
+#   before starting the others, --parallel's PIPEWAIT, so this is what it does unless it cannot
+#   multiplex). For rangetap the capture also says which HTTP version the upstream spoke and over how
+#   many upstream connections (response status line, distinct upstreamPort), in the raw lines.
 # The proxies resolve the bench names themselves: they run in a private mount namespace
 # (unshare -m, needs root) where /etc/hosts is a file from the temp dir mapping origin.bench.test
 # and the first-connection names to 127.0.0.1 (nothing is changed for other processes); curl
@@ -56,6 +74,8 @@
 #   added TTFB      <= 2 ms vs direct-tls, fresh connection to a host whose leaf is cached
 #   peak RSS        <= 48 MiB (full transfer and 50-concurrent phase)
 #   (added TTFB of a first connection to a host, i.e. with minting, is reported, no target)
+#   HTTP/2 (issue 12), both rangetap-h2 rows, for the single stream and for 50par alike:
+#   MB/s            >= 5x mitm-h2 and >= 0.4 of direct-h2
 #
 # Run it on an otherwise idle machine (a compile on the same cores skews everything); the
 # 50-concurrent direct baseline mostly measures curl start-up on the client side, so read that
@@ -64,13 +84,15 @@
 # Usage:
 #   tools/bench-proxy.sh                        # full run, 1 GiB file, 3 rounds
 #   BENCH_SIZE_MB=64 BENCH_ROUNDS=1 BENCH_SKIP_RANGETAP=1 tools/bench-proxy.sh   # quick smoke run
-#   BENCH_ONLY_TLS=1 BENCH_SIZE_MB=512 tools/bench-proxy.sh                    # HTTPS rows only
+#   BENCH_ONLY_TLS=1 BENCH_SIZE_MB=512 tools/bench-proxy.sh                    # HTTPS (HTTP/1.1) rows only
+#   BENCH_ONLY_H2=1 BENCH_SIZE_MB=256 tools/bench-proxy.sh                     # HTTP/2 rows only
 # Environment:
 #   BENCH_SIZE_MB (1024)  size of the big file        BENCH_ROUNDS (3)     throughput rounds
 #   RANGETAP              rangetap binary (default <repo>/.build/release/rangetap; built with
 #                         `swift build -c release` if missing and RANGETAP is unset)
 #   BENCH_SKIP_RANGETAP=1 skip rangetap rows          BENCH_SKIP_MITM=1    skip mitmproxy rows
-#   BENCH_SKIP_TLS=1      plain-HTTP rows only        BENCH_ONLY_TLS=1     HTTPS rows only
+#   BENCH_SKIP_TLS=1      plain-HTTP rows only        BENCH_ONLY_TLS=1     HTTPS (HTTP/1.1) rows only
+#   BENCH_SKIP_H2=1       no HTTP/2 rows              BENCH_ONLY_H2=1      HTTP/2 rows only
 #   BENCH_FIRST_N (20)    first-connection TTFB samples per HTTPS configuration
 #   BENCH_OUT=FILE        also write the report (table + raw figures) to FILE
 #   BENCH_TMPDIR (/tmp)   where the temp dir (big file, captures) goes
@@ -93,14 +115,21 @@ CONC_N=50
 FIRST_N=${BENCH_FIRST_N:-20}
 ONLY_TLS=${BENCH_ONLY_TLS:-0}
 SKIP_TLS=${BENCH_SKIP_TLS:-0}
+ONLY_H2=${BENCH_ONLY_H2:-0}
+SKIP_H2=${BENCH_SKIP_H2:-0}
+PAR_N=50   # concurrent range streams on one HTTP/2 connection
 VENV="$SCRIPT_DIR/.venv"
 
 [[ $SIZE_MB =~ ^[0-9]+$ && $SIZE_MB -ge 2 ]] || { echo "BENCH_SIZE_MB must be an integer >= 2" >&2; exit 2; }
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 50 ]] || { echo "BENCH_ROUNDS must be 1..50" >&2; exit 2; }
 [[ $FIRST_N =~ ^[0-9]+$ && $FIRST_N -ge 1 && $FIRST_N -le 200 ]] || { echo "BENCH_FIRST_N must be 1..200" >&2; exit 2; }
 [[ $ONLY_TLS == 1 && $SKIP_TLS == 1 ]] && { echo "BENCH_ONLY_TLS=1 and BENCH_SKIP_TLS=1 leave nothing to run" >&2; exit 2; }
-RUN_PLAIN=1; [[ $ONLY_TLS == 1 ]] && RUN_PLAIN=0
-RUN_TLS=1;   [[ $SKIP_TLS == 1 ]] && RUN_TLS=0
+[[ $ONLY_H2 == 1 && ( $SKIP_H2 == 1 || $SKIP_TLS == 1 || $ONLY_TLS == 1 ) ]] &&
+  { echo "BENCH_ONLY_H2=1 does not go with BENCH_SKIP_H2=1, BENCH_SKIP_TLS=1 or BENCH_ONLY_TLS=1" >&2; exit 2; }
+RUN_PLAIN=1; [[ $ONLY_TLS == 1 || $ONLY_H2 == 1 ]] && RUN_PLAIN=0
+RUN_TLS=1;   [[ $SKIP_TLS == 1 || $ONLY_H2 == 1 ]] && RUN_TLS=0
+RUN_H2=1;    [[ $SKIP_H2 == 1 || $SKIP_TLS == 1 || $ONLY_TLS == 1 ]] && RUN_H2=0
+NEED_TLS=0;  ((RUN_TLS || RUN_H2)) && NEED_TLS=1
 
 # The proxies and curl must not pick up any proxy settings from the environment.
 unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
@@ -115,7 +144,7 @@ if ((RUN_PLAIN)); then
   command -v socat >/dev/null 2>&1 || need_pkgs+=(socat)
   [[ -x /usr/bin/tinyproxy ]] || command -v tinyproxy >/dev/null 2>&1 || need_pkgs+=(tinyproxy)
 fi
-((RUN_TLS)) && { command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl); }
+((NEED_TLS)) && { command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl); }
 command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-venv)
 if ((${#need_pkgs[@]})); then
@@ -391,7 +420,7 @@ head -c "$BIG_BYTES" /dev/urandom >"$WWW/big.bin"
 head -c "$SMALL_BYTES" /dev/urandom >"$WWW/small.bin"
 cat "$WWW/big.bin" >/dev/null   # make sure it is in the page cache
 
-read -r NGINX_PORT TLS_PORT < <(free_ports 2)
+read -r NGINX_PORT TLS_PORT H2_PORT < <(free_ports 3)
 nginx_V=$("$NGINX" -V 2>&1 || true)
 
 # ---------------------------------------------------------------- HTTPS origin material
@@ -399,8 +428,9 @@ nginx_V=$("$NGINX" -V 2>&1 || true)
 TLS_DIR="$T/tls"
 ORIGIN_CA="$TLS_DIR/origin-ca.pem"
 TLS_SERVER=""
-if ((RUN_TLS)); then
+if ((NEED_TLS)); then
   [[ $nginx_V == *http_ssl_module* ]] || die "this nginx has no http_ssl_module (BENCH_SKIP_TLS=1 runs the plain rows)"
+  ((RUN_H2)) && { [[ $nginx_V == *http_v2_module* ]] || die "this nginx has no http_v2_module (BENCH_SKIP_H2=1 leaves the HTTP/2 rows out)"; }
   mkdir -p "$TLS_DIR"
   cat >"$TLS_DIR/ca.cnf" <<'EOF'
 [req]
@@ -439,15 +469,21 @@ EOF
       -out "$TLS_DIR/server.pem" &&
     openssl verify -CAfile "$ORIGIN_CA" "$TLS_DIR/server.pem"
   } >"$TLS_DIR/openssl.log" 2>&1 || { cat "$TLS_DIR/openssl.log" >&2; die "openssl could not make the test certificates"; }
-  TLS_SERVER="    server {
-        listen 127.0.0.1:$TLS_PORT ssl default_server;
+  # tls_server LISTEN_SUFFIX: a default TLS server block; TLS_PORT speaks HTTP/1.1 only, H2_PORT
+  # also offers h2 by ALPN (nginx 1.22: `listen ... http2`; default 128 concurrent streams)
+  tls_server() {
+    printf '    server {
+        listen %s default_server;
         server_name _;
-        ssl_certificate $TLS_DIR/server.pem;
-        ssl_certificate_key $TLS_DIR/server.key;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
         ssl_protocols TLSv1.2 TLSv1.3;
-        root $WWW;
+        root %s;
         location / { }
-    }"
+    }\n' "$1" "$TLS_DIR/server.pem" "$TLS_DIR/server.key" "$WWW"
+  }
+  ((RUN_TLS)) && TLS_SERVER+=$(tls_server "127.0.0.1:$TLS_PORT ssl")$'\n'
+  ((RUN_H2)) && TLS_SERVER+=$(tls_server "127.0.0.1:$H2_PORT ssl http2")$'\n'
 fi
 temp_paths=""
 for m in proxy fastcgi uwsgi scgi; do
@@ -481,7 +517,7 @@ EOF
 NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT" "$NGINX_PID" 100 || { cat "$T/nginx.out" "$T/nginx-error.log" >&2 || true; die "nginx did not start"; }
-log "nginx pid $NGINX_PID on 127.0.0.1:$NGINX_PORT$( ((RUN_TLS)) && echo " and 127.0.0.1:$TLS_PORT (TLS)")"
+log "nginx pid $NGINX_PID on 127.0.0.1:$NGINX_PORT$( ((RUN_TLS)) && echo ", 127.0.0.1:$TLS_PORT (TLS, HTTP/1.1)")$( ((RUN_H2)) && echo ", 127.0.0.1:$H2_PORT (TLS, h2 + HTTP/1.1)")"
 ORIGIN="http://127.0.0.1:$NGINX_PORT"
 
 # ---------------------------------------------------------------- HTTPS names, proxies' CAs
@@ -495,7 +531,7 @@ RT_CA_DIR="$T/rangetap-ca"
 RT_CA="$RT_CA_DIR/rangetap-ca.pem"
 MITM_TLS_CONF="$T/mitm-tls-conf"
 MITM_CA="$MITM_TLS_CONF/mitmproxy-ca-cert.pem"
-if ((RUN_TLS)); then
+if ((NEED_TLS)); then
   {
     echo "127.0.0.1 localhost"
     echo "127.0.0.1 $TLS_HOST"
@@ -509,7 +545,7 @@ if ((RUN_TLS)); then
     NS_OK=1
   else
     TLS_HOST=localhost
-    TLS_NS_NOTE="no private mount namespace (unshare -m needs root): TLS rows use localhost, first-connection TTFB left out"
+    TLS_NS_NOTE="no private mount namespace (unshare -m needs root): TLS and HTTP/2 rows use localhost, first-connection TTFB left out"
     log "$TLS_NS_NOTE"
   fi
   if [[ $SKIP_RT != 1 ]]; then
@@ -518,6 +554,7 @@ if ((RUN_TLS)); then
   fi
 fi
 TLS_ORIGIN="https://$TLS_HOST:$TLS_PORT"
+H2_ORIGIN="https://$TLS_HOST:$H2_PORT"
 
 # in_ns CMD ARGS...: exec CMD, inside the private namespace when there is one (call it with & so
 # the background subshell is what execs: $! is then the PID of CMD itself)
@@ -538,6 +575,11 @@ start_cfg() {
   if [[ $cfg == direct-tls ]]; then
     CFG_URL=$TLS_ORIGIN
     CFG_CURLARGS=(--http1.1 --cacert "$ORIGIN_CA" --resolve "$TLS_HOST:$TLS_PORT:127.0.0.1")
+    return 0
+  fi
+  if [[ $cfg == direct-h2 ]]; then
+    CFG_URL=$H2_ORIGIN
+    CFG_CURLARGS=(--http2 --cacert "$ORIGIN_CA" --resolve "$TLS_HOST:$H2_PORT:127.0.0.1")
     return 0
   fi
   read -r port < <(free_ports 1)
@@ -573,16 +615,17 @@ EOF
       mkdir -p "$T/mitm-conf"
       "$MITMDUMP" --listen-host 127.0.0.1 -p "$port" "${extra[@]}" --set "confdir=$T/mitm-conf" -q \
         >>"$T/$cfg.log" 2>&1 & ;;
-    rangetap-tls-meta|rangetap-tls-bodies)
-      local extra=() kind=${cfg#rangetap-tls-}
+    rangetap-tls-meta|rangetap-tls-bodies|rangetap-h2-meta|rangetap-h2-bodies)
+      local extra=() kind=${cfg##*-} proto=${cfg#rangetap-}
+      proto=${proto%%-*}
       [[ $kind == meta ]] && extra=(--no-bodies)
-      CFG_CAPTURE="$T/tls-$kind-$label.rtap"
+      CFG_CAPTURE="$T/$proto-$kind-$label.rtap"
       rm -rf "$CFG_CAPTURE"
       echo "=== $label $(date +%T)" >>"$T/$cfg.log"
       in_ns "$RT_BIN" record --listen "127.0.0.1:$port" -o "$CFG_CAPTURE" --ca-dir "$RT_CA_DIR" \
         --upstream-cacert "$ORIGIN_CA" "${extra[@]}" >>"$T/$cfg.log" 2>&1 &
       CFG_STOPSIG=INT ;;
-    mitm-tls)
+    mitm-tls|mitm-h2)
       mkdir -p "$MITM_TLS_CONF"
       echo "=== $label $(date +%T)" >>"$T/$cfg.log"
       in_ns "$MITMDUMP" --listen-host 127.0.0.1 -p "$port" --set "confdir=$MITM_TLS_CONF" \
@@ -596,14 +639,16 @@ EOF
     socat) ;;
     rangetap-tls-*) CFG_URL=$TLS_ORIGIN; CFG_CURLARGS=(--http1.1 --cacert "$RT_CA" -x "http://127.0.0.1:$port") ;;
     mitm-tls)       CFG_URL=$TLS_ORIGIN; CFG_CURLARGS=(--http1.1 --cacert "$MITM_CA" -x "http://127.0.0.1:$port") ;;
+    rangetap-h2-*)  CFG_URL=$H2_ORIGIN;  CFG_CURLARGS=(--http2 --cacert "$RT_CA" -x "http://127.0.0.1:$port") ;;
+    mitm-h2)        CFG_URL=$H2_ORIGIN;  CFG_CURLARGS=(--http2 --cacert "$MITM_CA" -x "http://127.0.0.1:$port") ;;
     *)              CFG_CURLARGS=(-x "http://127.0.0.1:$port") ;;
   esac
   wait_port "$port" "$CFG_PID" 300 || rc=$?
-  if ((rc == 0)) && [[ $cfg == mitm-tls ]]; then
+  if ((rc == 0)) && [[ $cfg == mitm-tls || $cfg == mitm-h2 ]]; then
     # mitmproxy writes its CA into the confdir on its first start (bounded wait, 10 s)
     local i
     for ((i = 0; i < 100; i++)); do [[ -s $MITM_CA ]] && break; sleep 0.1; done
-    [[ -s $MITM_CA ]] || { log "mitm-tls: no CA at $MITM_CA"; rc=1; }
+    [[ -s $MITM_CA ]] || { log "$cfg: no CA at $MITM_CA"; rc=1; }
   fi
   if ((rc)); then
     if ((rc == 2)); then log "$cfg exited before listening on port $port; log tail:"
@@ -654,10 +699,16 @@ if ((RUN_TLS)); then
   [[ $SKIP_RT == 1 ]] || TLS_CFGS+=(rangetap-tls-meta rangetap-tls-bodies)
   [[ -n $MITM_SKIP_REASON ]] || TLS_CFGS+=(mitm-tls)
 fi
-ALL_ROWS=("${PLAIN_ROWS[@]}" "${TLS_CFGS[@]}")
+H2_CFGS=()
+if ((RUN_H2)); then
+  H2_CFGS=(direct-h2)
+  [[ $SKIP_RT == 1 ]] || H2_CFGS+=(rangetap-h2-meta rangetap-h2-bodies)
+  [[ -n $MITM_SKIP_REASON ]] || H2_CFGS+=(mitm-h2)
+fi
+ALL_ROWS=("${PLAIN_ROWS[@]}" "${TLS_CFGS[@]}" "${H2_CFGS[@]}")
 
-declare -A SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF PAIR1 PAIRF NOTE FAILS
-for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; PAIR1[$c]="-"; PAIRF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; done
+declare -A SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF PAIR1 PAIRF NOTE FAILS PSPEEDS PRSS PFAILS
+for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; PAIR1[$c]="-"; PAIRF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; PSPEEDS[$c]=""; PRSS[$c]="-"; PFAILS[$c]=0; done
 RAW=()      # per-transfer raw lines
 SANITY=()   # per-transfer body_bytes_sent check lines
 SANITY_BAD=0
@@ -667,7 +718,7 @@ add_note() { [[ ${NOTE[$1]} == *"$2"* ]] || NOTE[$1]="${NOTE[$1]:+${NOTE[$1]}; }
 
 # big_round CFG ROUND LABEL MAXTIME
 big_round() {
-  local cfg=$1 round=$2 label=$3 maxt=$4 tag out rc=0 speed ttfb size code ttotal rss nb cnt capsz="-"
+  local cfg=$1 round=$2 label=$3 maxt=$4 tag out rc=0 speed ttfb size code ttotal ver rss nb cnt capsz="-" h2bad=0
   tag="$cfg-$label"
   if ! start_cfg "$cfg" "$label"; then
     FAILS[$cfg]=$((${FAILS[$cfg]} + 1)); add_note "$cfg" "start failed"; return 0
@@ -675,21 +726,28 @@ big_round() {
   [[ -n $CFG_PID ]] && start_sampler "$CFG_PID" "$T/rss-$tag"
   log "big GET: $cfg round $round"
   run_curl -s -o /dev/null --max-time "$maxt" \
-    -w '%{speed_download} %{time_starttransfer} %{size_download} %{http_code} %{time_total}' \
+    -w '%{speed_download} %{time_starttransfer} %{size_download} %{http_code} %{time_total} %{http_version}' \
     "${CFG_CURLARGS[@]}" "$CFG_URL/big.bin?b=$tag"
   out=$CURL_OUT rc=$CURL_RC
-  read -r speed ttfb size code ttotal <<<"$out"
+  read -r speed ttfb size code ttotal ver <<<"$out"
   rss="-"
   if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; fi
   stop_cfg "$cfg"
   [[ $cfg == rangetap-* && $STOP_HOW == KILL* ]] && add_note "$cfg" "needed SIGKILL to stop"
+  UPSTREAM_SEEN=""
   if [[ -n $CFG_CAPTURE ]]; then
+    [[ $cfg == rangetap-h2-* ]] && upstream_seen "$CFG_CAPTURE"
     capsz=$(du -sb "$CFG_CAPTURE" 2>/dev/null | awk '{print $1}' || true); capsz=${capsz:--}
     rm -rf "$CFG_CAPTURE"
   fi
   read -r nb cnt <<<"$(nginx_bytes "$tag")"
   RSS[$cfg]=$(max_num "${RSS[$cfg]}" "$rss")
-  if ((rc == 0)) && [[ $code == 200 && $size == "$BIG_BYTES" ]]; then
+  if [[ $cfg == *-h2* && ${ver:-} != 2 ]]; then
+    h2bad=1
+    log "ERROR: $cfg round $round: curl says HTTP version '${ver:-?}', not 2: the row is FAILED"
+    add_note "$cfg" "NOT HTTP/2 (curl http_version=${ver:-?})"
+  fi
+  if ((rc == 0 && h2bad == 0)) && [[ $code == 200 && $size == "$BIG_BYTES" ]]; then
     SPEEDS[$cfg]+="$speed "
     TTFBBIG[$cfg]+="$ttfb "
   else
@@ -706,8 +764,100 @@ big_round() {
   [[ $nb == "$BIG_BYTES" ]] || { ok=MISMATCH; [[ $cfg == mitm-buffer && $rc == 28 ]] || SANITY_BAD=$((SANITY_BAD + 1)); }
   SANITY+=("$(printf '%-19s %-7s nginx_body_bytes_sent=%-12s upstream_requests=%-3s curl_bytes=%-12s capture_bytes=%-12s %s' \
               "$cfg" "r$round" "$nb" "$cnt" "$size" "$capsz" "$ok")")
-  RAW+=("$(printf 'big %-19s %-4s MB/s=%-9s ttfb_s=%-9s total_s=%-9s rc=%s http=%s peakRSS_MiB=%s stop=%s' \
-           "$cfg" "r$round" "$(awk -v s="${speed:-0}" 'BEGIN{printf "%.1f", s/1e6}')" "$ttfb" "$ttotal" "$rc" "$code" "$rss" "$STOP_HOW")")
+  RAW+=("$(printf 'big %-19s %-4s MB/s=%-9s ttfb_s=%-9s total_s=%-9s rc=%s http=%s version=%s peakRSS_MiB=%s stop=%s%s' \
+           "$cfg" "r$round" "$(awk -v s="${speed:-0}" 'BEGIN{printf "%.1f", s/1e6}')" "$ttfb" "$ttotal" "$rc" "$code" "${ver:-?}" "$rss" "$STOP_HOW" "$UPSTREAM_SEEN")")
+  return 0
+}
+
+# upstream_seen CAPTURE -> UPSTREAM_SEEN: what a rangetap capture says of its upstream side: the HTTP
+# versions of the response status lines and the number of distinct upstream connections (upstreamPort)
+UPSTREAM_SEEN=""
+upstream_seen() {
+  UPSTREAM_SEEN=""
+  local ev=$1/events.jsonl
+  [[ -s $ev ]] || return 0
+  UPSTREAM_SEEN=$(python3 - "$ev" <<'PY' 2>/dev/null || true
+import json, sys, collections
+vers, ports = collections.Counter(), set()
+with open(sys.argv[1]) as f:
+    for line in f:
+        if '"type":"response"' not in line:
+            continue
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("type") != "response":
+            continue
+        first = (e.get("lines") or ["?"])[0].split(" ")[0]
+        vers[first] += 1
+        if "upstreamPort" in e:
+            ports.add(e["upstreamPort"])
+print(" upstream=" + ",".join(f"{v}x{n}" for v, n in sorted(vers.items())) + f" upstream_conns={len(ports)}")
+PY
+)
+  return 0
+}
+
+# par_round CFG ROUND LABEL: PAR_N concurrent range streams (one PAR_N-th of the big file each) on one
+# HTTP/2 connection: one curl --parallel process with PAR_N --next groups; aggregate MB/s = bytes / wall
+par_round() {
+  local cfg=$1 round=$2 label=$3 tag args=() i a b chunk t0 t1 rss nb cnt ok=OK bad="" mbps="-" capsz="-"
+  local code size ver nc tt want conns=0 got=0 n_ok=0 tmax=0
+  tag="$cfg-$label"
+  if ! start_cfg "$cfg" "$label"; then
+    PFAILS[$cfg]=$((${PFAILS[$cfg]} + 1)); add_note "$cfg" "start failed (50par)"; return 0
+  fi
+  [[ -n $CFG_PID ]] && start_sampler "$CFG_PID" "$T/rss-$tag"
+  log "$PAR_N parallel range streams: $cfg round $round"
+  chunk=$((BIG_BYTES / PAR_N))
+  args=(-s --parallel --parallel-max "$PAR_N")
+  for ((i = 0; i < PAR_N; i++)); do
+    a=$((i * chunk)); b=$((a + chunk - 1)); ((i == PAR_N - 1)) && b=$((BIG_BYTES - 1))
+    # --next resets every per-transfer option: each group repeats them (--parallel* are global)
+    ((i)) && args+=(--next)
+    args+=("${CFG_CURLARGS[@]}" -o /dev/null --max-time "$CURL_MAX" -r "$a-$b"
+           -w "%{http_code} %{size_download} %{http_version} %{num_connects} %{time_total} $((b - a + 1))\n"
+           "$CFG_URL/big.bin?b=$tag")
+  done
+  t0=$EPOCHREALTIME
+  run_curl "${args[@]}"
+  t1=$EPOCHREALTIME
+  rss="-"
+  if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; fi
+  stop_cfg "$cfg"
+  [[ $cfg == rangetap-* && $STOP_HOW == KILL* ]] && add_note "$cfg" "needed SIGKILL to stop"
+  UPSTREAM_SEEN=""
+  if [[ -n $CFG_CAPTURE ]]; then
+    upstream_seen "$CFG_CAPTURE"
+    capsz=$(du -sb "$CFG_CAPTURE" 2>/dev/null | awk '{print $1}' || true); capsz=${capsz:--}
+    rm -rf "$CFG_CAPTURE"
+  fi
+  PRSS[$cfg]=$(max_num "${PRSS[$cfg]}" "$rss")
+  while read -r code size ver nc tt want; do
+    [[ -n ${code:-} ]] || continue
+    conns=$((conns + ${nc:-0})); got=$((got + ${size:-0}))
+    awk -v a="$tt" -v b="$tmax" 'BEGIN{exit !(a+0 > b+0)}' && tmax=$tt
+    if [[ $code == 206 && $size == "$want" && $ver == 2 ]]; then n_ok=$((n_ok + 1))
+    elif [[ $ver != 2 ]]; then bad="not HTTP/2 (http_version=$ver)"
+    else bad="a stream got http=$code $size of $want bytes"; fi
+  done <<<"$CURL_OUT"
+  read -r nb cnt <<<"$(nginx_bytes "$tag")"
+  if ((CURL_RC == 0 && n_ok == PAR_N && conns == 1)); then
+    mbps=$(awk -v b="$got" -v a="$t0" -v c="$t1" 'BEGIN{printf "%.1f", b / (c - a) / 1e6}')
+    PSPEEDS[$cfg]+="$mbps "
+  else
+    PFAILS[$cfg]=$((${PFAILS[$cfg]} + 1))
+    ((CURL_RC == 0)) || add_note "$cfg" "50par curl rc=$CURL_RC"
+    ((n_ok == PAR_N)) || add_note "$cfg" "50par: $n_ok/$PAR_N streams ok${bad:+, $bad}"
+    ((conns == 1)) || add_note "$cfg" "50par used $conns connections, not 1"
+    [[ $bad == "not HTTP/2"* ]] && log "ERROR: $cfg 50par round $round: $bad: the row is FAILED"
+  fi
+  [[ $nb == "$BIG_BYTES" ]] || { ok=MISMATCH; SANITY_BAD=$((SANITY_BAD + 1)); }
+  SANITY+=("$(printf '%-19s %-7s nginx_body_bytes_sent=%-12s upstream_requests=%-3s curl_bytes=%-12s capture_bytes=%-12s %s' \
+              "$cfg" "p$round" "$nb" "$cnt" "$got" "$capsz" "$ok")")
+  RAW+=("$(printf 'par %-19s %-4s MB/s=%-9s wall_s=%-9s max_time_total_s=%-9s rc=%s streams_ok=%s/%s connects=%s peakRSS_MiB=%s stop=%s%s' \
+           "$cfg" "p$round" "$mbps" "$(awk -v a="$t0" -v c="$t1" 'BEGIN{printf "%.3f", c - a}')" "$tmax" "$CURL_RC" "$n_ok" "$PAR_N" "$conns" "$rss" "$STOP_HOW" "$UPSTREAM_SEEN")")
   return 0
 }
 
@@ -883,13 +1033,27 @@ if ((RUN_TLS)); then
   for ((k = 0; k < ${#TLS_CFGS[@]}; k++)); do ttfb_phase_tls "${TLS_CFGS[k]}" "$k"; done
 fi
 T2=$(date +%s)
+((RUN_TLS)) && note_load after-https
+if ((RUN_H2)); then
+  log "HTTP/2 phase 1: one stream, full GET of ${SIZE_MB} MiB, $ROUNDS round(s), configs: ${H2_CFGS[*]}"
+  n=${#H2_CFGS[@]}
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for ((k = 0; k < n; k++)); do big_round "${H2_CFGS[(k + r - 1) % n]}" "$r" "r$r" "$CURL_MAX"; done
+  done
+  log "HTTP/2 phase 2: $PAR_N concurrent range streams on one connection, $ROUNDS round(s)"
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for ((k = 0; k < n; k++)); do par_round "${H2_CFGS[(k + r - 1) % n]}" "$r" "p$r"; done
+  done
+fi
+T3=$(date +%s)
 note_load end
 
 # ---------------------------------------------------------------- report
 med_of() { if [[ -n $1 ]]; then printf '%s\n' $1 | median; else echo nan; fi; }
-declare -A MBPS TTFBBIG_MS
+declare -A MBPS TTFBBIG_MS PMBPS
 for c in "${ALL_ROWS[@]}"; do
   MBPS[$c]=$(med_of "${SPEEDS[$c]}" | awk '$1=="nan"{print "-"; next} {printf "%.1f", $1/1e6}')
+  PMBPS[$c]=$(med_of "${PSPEEDS[$c]}" | awk '$1=="nan"{print "-"; next} {printf "%.1f", $1}')
   TTFBBIG_MS[$c]=$(med_of "${TTFBBIG[$c]}" | awk '$1=="nan"{print "-"; next} {printf "%.1f", $1*1000}')
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 == 0) print "-"; else printf "%.3f", a/b }'; }
@@ -898,11 +1062,12 @@ diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-") print "-";
 pass_if() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN{ if (v == "-" || v == "") { print "FAIL (no figure)"; exit }
   ok = (op == ">=") ? (v+0 >= t+0) : (op == "<=") ? (v+0 <= t+0) : (v+0 < t+0); print ok ? "PASS" : "FAIL" }'; }
 failed_rounds() { [[ ${FAILS[$1]} == 0 ]] || echo " [${FAILS[$1]} failed round(s)]"; }
+failed_par() { [[ ${PFAILS[$1]} == 0 ]] || echo " [${PFAILS[$1]} failed 50par round(s)]"; }
 
 report() {
   local c v
   echo "# rangetap proxy benchmark  $(date -u +%Y-%m-%dT%H:%M:%SZ)  host=$(uname -n) cores=$(nproc) kernel=$(uname -r)"
-  echo "# file=${SIZE_MB} MiB (${BIG_BYTES} B, random) rounds=$ROUNDS  small=1 MiB seq=$SEQ_N conc=$CONC_N first=$FIRST_N  wall: plain=$((T1 - T0))s https=$((T2 - T1))s"
+  echo "# file=${SIZE_MB} MiB (${BIG_BYTES} B, random) rounds=$ROUNDS  small=1 MiB seq=$SEQ_N conc=$CONC_N first=$FIRST_N  wall: plain=$((T1 - T0))s https=$((T2 - T1))s h2=$((T3 - T2))s"
   echo "# load average (1/5/15 min): ${LOADS[*]}"
   echo "# nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  $( ((RUN_PLAIN)) && socat -V 2>/dev/null | awk '/socat version/{print "socat " $3}')  $( ((RUN_PLAIN)) && "$TINYPROXY" -v 2>&1 | head -n1)  $(curl --version | awk 'NR==1{print $1 " " $2 " " $4}')"
   if [[ -n $MITM_SKIP_REASON ]]; then echo "# mitmproxy: skipped ($MITM_SKIP_REASON)"; else echo "# mitmproxy $("$MITMDUMP" --version 2>/dev/null | awk '/^Mitmproxy/{print $2}')"; fi
@@ -940,8 +1105,25 @@ report() {
         "$(diff_ms "${TTFB50[$c]}" "${TTFB50[direct-tls]}")" "${RSS50[$c]}" "${NOTE[$c]:-}$(failed_rounds "$c")"
     done
   fi
+  if ((RUN_H2)); then
+    echo
+    echo "## HTTP/2 (curl --http2, %{http_version} checked = 2; host $TLS_HOST; origin nginx TLS + h2 on 127.0.0.1:$H2_PORT)"
+    echo "# MB/s = one stream, full GET, median of rounds; 50par = $PAR_N concurrent range streams (1/$PAR_N of the file each) on one"
+    echo "# connection, aggregate MB/s (bytes / wall time of the curl process), median of rounds; x_direct = ratio to direct-h2,"
+    echo "# x_mitm = ratio to mitm-h2; peakRSS = proxy process tree (max over rounds)"
+    [[ -z $TLS_NS_NOTE ]] || echo "# note: $TLS_NS_NOTE"
+    printf '%-19s %8s %8s %8s %11s %11s %9s %8s %8s %11s  %s\n' \
+      config MB/s x_direct x_mitm peakRSS_MiB TTFB_big_ms 50par_MB/s x_direct x_mitm peakRSS_MiB notes
+    for c in "${H2_CFGS[@]}"; do
+      printf '%-19s %8s %8s %8s %11s %11s %9s %8s %8s %11s  %s\n' "$c" "${MBPS[$c]}" \
+        "$(ratio "${MBPS[$c]}" "${MBPS[direct-h2]}")" "$(ratio "${MBPS[$c]}" "${MBPS[mitm-h2]:--}")" \
+        "${RSS[$c]}" "${TTFBBIG_MS[$c]}" "${PMBPS[$c]}" \
+        "$(ratio "${PMBPS[$c]}" "${PMBPS[direct-h2]}")" "$(ratio "${PMBPS[$c]}" "${PMBPS[mitm-h2]:--}")" \
+        "${PRSS[$c]}" "${NOTE[$c]:-}$(failed_rounds "$c")$(failed_par "$c")"
+    done
+  fi
   echo
-  echo "# sanity: nginx \$body_bytes_sent per full transfer (must be ${BIG_BYTES})"
+  echo "# sanity: nginx \$body_bytes_sent per full transfer (must be ${BIG_BYTES}; p = the $PAR_N range streams together)"
   printf '%s\n' "${SANITY[@]}"
   if ((SANITY_BAD)); then echo "# sanity: $SANITY_BAD MISMATCH(es)"; else echo "# sanity: all full transfers complete"; fi
   if [[ $SKIP_RT != 1 ]] && ((RUN_PLAIN)); then
@@ -967,6 +1149,22 @@ report() {
       v=$(max_num "${RSS[$c]}" "${RSS50[$c]}")
       printf '%-19s peak RSS = %s MiB  (target <= 48)  %s\n' "$c" "$v" "$(pass_if "$v" '<=' 48)"
       printf '%-19s added TTFB, first connection (minting) = %s ms  (no target)\n' "$c" "$(diff_ms "${TTFBF[$c]}" "${PAIRF[$c]}")"
+    done
+  fi
+  if [[ $SKIP_RT != 1 ]] && ((RUN_H2)); then
+    echo
+    echo "# targets (rangetap, HTTP/2 intercepted; issue 12): >= 5x mitm-h2 and >= 0.4 of direct-h2"
+    local m what d mm r
+    for c in rangetap-h2-meta rangetap-h2-bodies; do
+      for m in one par; do
+        if [[ $m == one ]]; then v=${MBPS[$c]}; what="1 stream"; d=${MBPS[direct-h2]}; mm=${MBPS[mitm-h2]:--}
+        else v=${PMBPS[$c]}; what="${PAR_N}par"; d=${PMBPS[direct-h2]}; mm=${PMBPS[mitm-h2]:--}; fi
+        r=$(ratio "$v" "$mm")
+        printf '%-19s %-8s MB/s vs mitm-h2   = %s  (target >= 5)    %s\n' "$c" "$what" "$r" \
+          "$(if [[ -n $MITM_SKIP_REASON ]]; then echo "n/a (no mitmproxy)"; else pass_if "$r" '>=' 5; fi)"
+        r=$(ratio "$v" "$d")
+        printf '%-19s %-8s MB/s vs direct-h2 = %s  (target >= 0.4)  %s\n' "$c" "$what" "$r" "$(pass_if "$r" '>=' 0.4)"
+      done
     done
   fi
   echo
