@@ -17,7 +17,7 @@ public enum DeliveryMeasure: String, Sendable, Equatable, CaseIterable {
     /// level): bytes its HTTP/2 layer handed to the application. At most what was sent; at
     /// least what the client consumed minus one window update's worth (clients grant in batches).
     case h2WindowUpdate = "h2-window-update"
-    /// An HTTP/2 stream whose last DATA frame (END_STREAM) went to the connection's socket:
-    /// HTTP/2 has no per-stream acknowledgement, and a finished stream gets no more WINDOW_UPDATE.
+    /// An HTTP/2 stream whose last frame (END_STREAM) the client's TCP acknowledged (HTTP/2
+    /// has no per-stream acknowledgement, and a finished stream gets no more WINDOW_UPDATE).
     case h2StreamEnded = "h2-stream-ended"
 }

@@ -115,7 +115,7 @@ public final class ProxyServer: Sendable {
         try channel.pipeline.syncOperations.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
         if !context.configuration.http1Only {
             // h2c with prior knowledge: the HTTP/2 preface in place of a request.
-            try channel.pipeline.syncOperations.addHandler(H2PrefaceSniffer(shared: context))
+            try channel.pipeline.syncOperations.addHandler(H2PrefaceSniffer(shared: context, wire: wire))
         }
         try addHTTPHandlers(to: channel.pipeline.syncOperations, context: context, wire: wire, session: .plain, names: TunnelStarter.httpHandlerNames)
     }

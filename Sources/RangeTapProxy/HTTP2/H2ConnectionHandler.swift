@@ -21,6 +21,16 @@ final class H2ConnectionHandler: ChannelInboundHandler {
         // Connection-level frames (SETTINGS, PING, GOAWAY): NIOHTTP2Handler has acted on them.
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? ChannelEvent, e == .inputClosed {
+            // The client half-closed its socket: HTTP/2 has nothing more to receive from it, and
+            // the streams still open settle on the close (ClientWireHandler has read TCP_INFO).
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? "proxy" : "client", requests: state.requests)))
         context.fireChannelInactive()

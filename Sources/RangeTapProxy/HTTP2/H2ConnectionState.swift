@@ -10,12 +10,15 @@ final class H2ConnectionState {
     var requests: Int
     /// The socket's send buffer.
     let sendBuffer: Int?
+    /// The client socket's written and acknowledged byte counts.
+    let wire: ClientWire
     /// Whether rangetap closed the connection (a protocol error), rather than the client.
     var closedByProxy = false
     /// Stream-level `WINDOW_UPDATE` increments received, by stream id, for open streams.
     private var grants: [Int: Int64] = [:]
 
-    init(_ inherited: ClientSession.Inherited) {
+    init(_ inherited: ClientSession.Inherited, wire: ClientWire) {
+        self.wire = wire
         connection = inherited.connection
         requests = inherited.requests
         sendBuffer = inherited.sendBuffer

@@ -9,9 +9,9 @@ enum H2Pipeline {
     static let maxConcurrentStreams = 128
 
     /// Adds the handlers. Called on the channel's event loop.
-    static func install(on channel: any Channel, shared: RecordingContext, session: ClientSession, inherited: ClientSession.Inherited) throws {
+    static func install(on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession, inherited: ClientSession.Inherited) throws {
         let sync = channel.pipeline.syncOperations
-        let state = NIOLoopBound(H2ConnectionState(inherited), eventLoop: channel.eventLoop)
+        let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire), eventLoop: channel.eventLoop)
         // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
         try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),

@@ -10,14 +10,16 @@ final class H2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     private let shared: RecordingContext
+    private let wire: ClientWire
     private var held: ByteBuffer?
     /// Set once the first bytes were judged; bytes arriving while the HTTP/1.1 handlers are
     /// being removed are held too.
     private var decided = false
     private var switching = false
 
-    init(shared: RecordingContext) {
+    init(shared: RecordingContext, wire: ClientWire) {
         self.shared = shared
+        self.wire = wire
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -70,10 +72,11 @@ final class H2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let names = TunnelStarter.httpHandlerNames
         let removals = [names.rawHeads, names.encoder, names.decoder, names.pipelining, names.errors, names.proxy].map { sync.removeHandler(name: $0) }
         let shared = self.shared
+        let wire = NIOLoopBound(self.wire, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
         EventLoopFuture.andAllSucceed(removals, on: context.eventLoop)
-            .flatMapThrowing { try H2Pipeline.install(on: channel, shared: shared, session: .plain, inherited: inherited) }
+            .flatMapThrowing { try H2Pipeline.install(on: channel, shared: shared, wire: wire.value, session: .plain, inherited: inherited) }
             .whenComplete { result in
                 switch result {
                 case .success:

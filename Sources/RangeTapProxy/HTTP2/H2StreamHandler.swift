@@ -34,6 +34,16 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var machine: ExchangeStateMachine?
     /// Body bytes handed to the stream.
     private var sent: Int64 = 0
+    /// The body length the response head declared (`content-length`), if it did.
+    private var declaredLength: Int64?
+    /// Where this stream's DATA writes ended on the connection's socket.
+    private var spans = H2WireSpans()
+    private var loop: (any EventLoop)?
+    /// The connection's channel (the stream channel's parent).
+    private var connection: (any Channel)?
+    /// The socket's written count when the END_STREAM frame reached it.
+    private var endOffset: Int64 = 0
+    private var ackDelay: TimeAmount = .milliseconds(1)
     /// Set when the frame ending the stream was written.
     private var endWritten = false
     /// The client's `RST_STREAM` error code, when it reset the stream.
@@ -47,6 +57,8 @@ final class H2StreamHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        loop = context.eventLoop
+        connection = context.channel.parent
         stream = ((try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? nil)?.number ?? 0
     }
 
@@ -174,17 +186,25 @@ final class H2StreamHandler: ChannelInboundHandler {
         switch action {
         case .none:
             break
-        case .writeInterim(let head), .writeHead(let head):
+        case .writeInterim(let head):
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head.hpack))), promise: nil)
+        case .writeHead(let head):
+            let headers = head.hpack
+            declaredLength = head.framing == .noBody ? nil : headers.first(name: "content-length").flatMap { Int64($0) }
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         case .writeBody(let buffer):
             let n = buffer.readableBytes
             sent += Int64(n)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let promise = context.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { result in
-                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
-            }
+            let before = state.wire.written
             context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer)))), promise: promise)
+            // Where the frame ended on the socket: right here when the client's windows let it
+            // go out at once (its record is counted now); else when its write completes.
+            let after = state.wire.written
+            promise.futureResult.whenComplete { result in
+                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, end: after > before ? after : nil, exchange: exchange)
+            }
         case .writeEnd(_, let trailers):
             endWritten = true
             let frame: HTTP2Frame.FramePayload = trailers.isEmpty
@@ -208,7 +228,8 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
+    private func writeCompleted(_ n: Int, written: Bool, end: Int64?, exchange: Exchange) {
+        if written { spans.note(end: end ?? state.wire.written, size: n) }
         let drained = exchange.flow.complete(n)
         guard let context, self.exchange === exchange, var machine else {
             if drained { exchange.resume() }
@@ -219,19 +240,82 @@ final class H2StreamHandler: ChannelInboundHandler {
         perform(action, context: context)
     }
 
-    /// The frame with END_STREAM reached the connection's socket (`written`): the stream is
-    /// complete. If it never got there (the client's window stayed shut, then the connection
-    /// went), the client left before the end: a cancel.
+    /// The frame with END_STREAM reached the connection's socket (`written`); the stream is
+    /// complete once the client's TCP acknowledged it (``awaitAcknowledgement()``). If it never
+    /// got to the socket, the connection went first: judged on the next tick, when the reading
+    /// of the client's TCP at the close is in (``cut()``).
     private func streamEndWritten(written: Bool) {
-        guard var machine, machine.client == nil else { return }
-        let now = shared.clock.now()
+        guard let machine, machine.client == nil, let loop else { return }
+        let me = NIOLoopBound(self, eventLoop: loop)
         if written {
-            _ = machine.clientReceivedAll(ClientOutcome(t: now, delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+            endOffset = state.wire.written
+            awaitAcknowledgement()
         } else {
-            _ = machine.clientClosed(ClientOutcome(t: now, delivered: min(state.granted(stream: stream), sent), measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
+            loop.execute { me.value.cut() }
         }
+    }
+
+    /// Settles the stream as ended once the client's TCP acknowledged every byte up to its
+    /// END_STREAM frame (TCP_INFO read at 1 ms, doubling to 50 ms), or, if the connection closes
+    /// first, by what reached it then (``cut()``). The kernel taking the bytes is not the client
+    /// receiving them: a client that stops reading and leaves is a cancel, as over HTTP/1.1.
+    private func awaitAcknowledgement() {
+        guard var machine, machine.client == nil, let loop, let connection else { return }
+        if state.wire.unavailable {
+            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer))
+            self.machine = machine
+            settle()
+            return
+        }
+        guard connection.isActive, state.wire.acked?.atClose != true else {
+            cut()
+            return
+        }
+        state.wire.refresh(connection)
+        if let acked = state.wire.acked, acked.bytes >= endOffset {
+            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+            self.machine = machine
+            settle()
+            return
+        }
+        let me = NIOLoopBound(self, eventLoop: loop)
+        let delay = ackDelay
+        ackDelay = min(ackDelay * 2, .milliseconds(50))
+        loop.scheduleTask(in: delay) { me.value.awaitAcknowledgement() }
+    }
+
+    /// The connection ended before this stream did (its END_STREAM, if queued, never reached the
+    /// socket): what reached the client is the larger of what it granted back with
+    /// WINDOW_UPDATE and the DATA its TCP acknowledged by the close. A client that had every
+    /// body byte (it may stop at Content-Length and close before END_STREAM) thus ended, one
+    /// that had fewer cancelled.
+    private func cut() {
+        guard var machine, machine.client == nil else { return }
+        let action = machine.clientClosed(delivery(gone: true))
         self.machine = machine
+        if case .cancelUpstream = action { exchange?.abort() }
         settle()
+    }
+
+    /// How much of the body reached the client of a stream it reset, or that the connection's
+    /// end cut: what it granted back with `WINDOW_UPDATE` (what its application took), unless
+    /// its TCP had acknowledged every byte of the body the head declared. Clients such as curl
+    /// count a transfer done at Content-Length and reset the stream, or close the connection,
+    /// before END_STREAM arrives: the machine then settles an end, not a cancel.
+    private func delivery(gone: Bool) -> ClientOutcome {
+        let granted = min(state.granted(stream: stream), sent)
+        var outcome = ClientOutcome(t: shared.clock.now(), delivered: granted, measure: .h2WindowUpdate, gone: gone, sendBuffer: state.sendBuffer)
+        guard declaredLength == sent, sent > granted else { return outcome }
+        if let connection, connection.isActive {
+            // Read now, while the connection is open: the segment that carried the reset
+            // acknowledged what the client had received.
+            state.wire.refresh(connection)
+        }
+        if let acked = state.wire.acked, spans.delivered(acked: acked.bytes) == sent {
+            outcome.delivered = sent
+            outcome.measure = acked.atClose ? .tcpAcked : .tcpAckedAtLastWrite
+        }
+        return outcome
     }
 
     private func settle() {
@@ -265,10 +349,9 @@ final class H2StreamHandler: ChannelInboundHandler {
         // A stream whose END_STREAM frame was queued closes as that frame leaves for the
         // connection; whether it reached the socket is the write's to tell (streamEndWritten).
         if endWritten && reset == nil { return }
-        // Reset by the client, or the connection went away: what the client granted back with
-        // WINDOW_UPDATE is what its application took.
-        let delivered = min(state.granted(stream: stream), sent)
-        let action = machine.clientClosed(ClientOutcome(t: shared.clock.now(), delivered: delivered, measure: .h2WindowUpdate, gone: true, sendBuffer: state.sendBuffer))
+        // Reset by the client: what it granted back with WINDOW_UPDATE is what its application
+        // took. Cut by the connection's end: that, or what its TCP acknowledged if more.
+        let action = machine.clientClosed(delivery(gone: true))
         self.machine = machine
         if case .cancelUpstream = action { exchange?.abort() }
         settle()
