@@ -42,7 +42,8 @@ final class LiveLog: Sendable {
             guard let done = s.log.apply(event) else { return nil }
             s.log.forget(done.id)
             s.summary.exchanges += 1
-            s.summary.bytes += done.bytesReceived
+            // An intercepted tunnel's bytes are its requests' bodies, already counted (encrypted).
+            if case .tunnel(let t) = event, t.intercepted == true {} else { s.summary.bytes += done.bytesReceived }
             switch done.outcome {
             case .cancelled: s.summary.cancels += 1
             case .failed: s.summary.errors += 1

@@ -55,6 +55,8 @@ struct HTTP2RecordingTests {
         let lines = r.text.split(separator: "\n").map(String.init)
         #expect(lines == ["2 200 \(file.count) 1", "2 206 100 0", "2 206 \(file.count - 5_000_000) 0"], "\(r.text) \(r.stderr)")
         let capture = try await proxy.stopAndRead()
+        // The stop line's body bytes: the three bodies, not the tunnel's encrypted bytes again.
+        #expect(proxy.server.summary.bytes == Int64(file.count + 100 + file.count - 5_000_000))
         let requests = requestEvents(capture)
         #expect(requests.map(\.version) == ["HTTP/2", "HTTP/2", "HTTP/2"])
         #expect(requests.map(\.stream) == [1, 3, 5], "streams of one connection")
