@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
+# Every temporary file of the run (test origins, captures of up to a GiB, peers' logs) goes under
+# one directory that is removed at the end, so repeated runs do not fill the disk.
+TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/rangetap-test-run.XXXXXX")"
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 swift build --build-tests 2>&1 | tail -n 3
 # The integration suites start servers and measure descriptors of this process: run serially.
 swift test --skip-build --no-parallel 2>&1 | tee .build/test.log | grep -vE '^(◇|↳) '
