@@ -200,12 +200,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A client resetting or abandoning its socket is how players cancel: channelInactive
         // records the cancel, so this is not an error.
-        if let io = error as? IOError, [ECONNRESET, EPIPE, ETIMEDOUT].contains(io.errnoCode) {
-            context.close(promise: nil)
-            return
-        }
-        // A TLS client closing its socket without close_notify: the same hang-up.
-        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+        if Self.isHangUp(error) {
             context.close(promise: nil)
             return
         }
@@ -411,6 +406,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
         }
+    }
+
+    /// Whether `error` is the client hanging up (a reset, a broken pipe, a timeout, or a TLS
+    /// client closing without close_notify) rather than something it sent.
+    static func isHangUp(_ error: any Error) -> Bool {
+        if let io = error as? IOError, [ECONNRESET, EPIPE, ETIMEDOUT].contains(io.errnoCode) { return true }
+        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls { return true }
+        return false
     }
 
     static func describe(_ address: SocketAddress) -> String {

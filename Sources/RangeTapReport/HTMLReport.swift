@@ -98,7 +98,7 @@ public enum HTMLReport {
         for c in shown {
             let closed = c.closedBy.map { "closed by \(HTMLEscaping.escape($0))" }
             if c.isHTTP2 {
-                out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>\(connectionLabel(c.id, streams: c.streams, exchanges: []))\(closed.map { " <small>(\($0))</small>" } ?? "")</span>"
+                out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>\(connectionLabel(c.id, streams: c.streams, upstreamVersions: []))\(closed.map { " <small>(\($0))</small>" } ?? "")</span>"
             } else {
                 out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>conn \(c.id) <small>(\(c.requests) req\(closed.map { ", \($0)" } ?? ""))</small></span>"
             }
@@ -180,29 +180,22 @@ public enum HTMLReport {
             out += "<th>\(h)</th>"
         }
         out += "</tr></thead><tbody>\n"
-        // HTTP/2 streams under their connection, at the place of the connection's first stream.
-        var streamsByConnection: [Int: [CaptureAnalysis.Exchange]] = [:]
-        for e in a.exchanges where e.record.stream != nil { streamsByConnection[e.record.connection, default: []].append(e) }
-        var grouped: Set<Int> = []
-        for e in a.exchanges {
-            let r = e.record
-            guard r.stream != nil else {
-                renderExchangeRow(e, waterfall: waterfall, withHead: withHeads.contains(r.id), into: &out)
-                continue
+        for item in ExchangeRow.rows(a.exchanges) {
+            switch item {
+            case .exchange(let e):
+                renderExchangeRow(e, waterfall: waterfall, withHead: withHeads.contains(e.record.id), into: &out)
+            case .connection(let id, let streams, let upstream):
+                out += "<tr class=\"h2conn\"><td colspan=\"15\"><i class=\"sw \(waterfall.colourClass(connection: id))\"></i>\(connectionLabel(id, streams: streams.count, upstreamVersions: upstream))</td></tr>\n"
+                for s in streams { renderExchangeRow(s, waterfall: waterfall, withHead: withHeads.contains(s.record.id), into: &out) }
             }
-            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else { continue }
-            out += "<tr class=\"h2conn\"><td colspan=\"15\"><i class=\"sw \(waterfall.colourClass(connection: r.connection))\"></i>\(connectionLabel(r.connection, streams: streams.count, exchanges: streams))</td></tr>\n"
-            for s in streams { renderExchangeRow(s, waterfall: waterfall, withHead: withHeads.contains(s.record.id), into: &out) }
         }
         out += "</tbody></table>\n</section>\n"
     }
 
-    /// `conn 3 · HTTP/2 · 5 streams`, and the upstream versions of `exchanges` when given.
-    private static func connectionLabel(_ id: Int, streams: Int, exchanges: [CaptureAnalysis.Exchange]) -> String {
+    /// `conn 3 · HTTP/2 · 5 streams`, and the streams' upstream versions when given.
+    private static func connectionLabel(_ id: Int, streams: Int, upstreamVersions upstream: [String]) -> String {
         var label = "conn \(id) · HTTP/2 · \(streams) stream\(streams == 1 ? "" : "s")"
-        var upstream: [String] = []
-        for e in exchanges { if let v = e.record.upstreamHTTPVersion, !upstream.contains(v) { upstream.append(v) } }
-        if !upstream.isEmpty { label += " · upstream " + upstream.sorted().map { "HTTP/\(HTMLEscaping.escape($0))" }.joined(separator: " and ") }
+        if !upstream.isEmpty { label += " · upstream " + upstream.map { "HTTP/\(HTMLEscaping.escape($0))" }.joined(separator: " and ") }
         return label
     }
 

@@ -117,21 +117,14 @@ public struct TimelineText: Sendable {
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
         let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
         out += heading(connWidth: connWidth) + "\n"
-        // HTTP/2 streams under their connection, at the place of the connection's first stream.
-        var streamsByConnection: [Int: [CaptureAnalysis.Exchange]] = [:]
-        for e in a.exchanges where e.record.stream != nil { streamsByConnection[e.record.connection, default: []].append(e) }
-        var grouped: Set<Int> = []
-        for e in a.exchanges {
-            let r = e.record
-            guard r.stream != nil else {
+        for item in ExchangeRow.rows(a.exchanges) {
+            switch item {
+            case .exchange(let e):
                 out += row(e, connWidth: connWidth) + "\n"
-                continue
+            case .connection(let id, let streams, let upstream):
+                out += connectionHeader(connection: id, streams: streams.count, upstreamVersions: upstream) + "\n"
+                for s in streams { out += row(s, connWidth: connWidth) + "\n" }
             }
-            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else { continue }
-            var upstream: [String] = []
-            for s in streams { if let v = s.record.upstreamHTTPVersion, !upstream.contains(v) { upstream.append(v) } }
-            out += connectionHeader(connection: r.connection, streams: streams.count, upstreamVersions: upstream.sorted()) + "\n"
-            for s in streams { out += row(s, connWidth: connWidth) + "\n" }
         }
         let findings = a.allFindings.enumerated().sorted { l, r in
             l.element.severity != r.element.severity ? l.element.severity > r.element.severity : l.offset < r.offset

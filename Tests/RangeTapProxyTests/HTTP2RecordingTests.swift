@@ -23,14 +23,8 @@ struct HTTP2RecordingTests {
         h2 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: true)
     }
 
-    func proxy(_ configure: @escaping (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
-        let caDir = Paths.temporaryDirectory("rangetap-ca")
-        let tls = self.tls
-        return try await ProxyHarness { config in
-            config.caDirectory = caDir
-            config.upstreamCACertificates = tls.caFile
-            configure(&config)
-        }
+    func proxy(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+        try await tls.interceptingProxy(configure)
     }
 
     var origin: String { "https://127.0.0.1:\(h2.port)" }

@@ -13,6 +13,17 @@ public struct TestTLS: Sendable {
     public let key: String
 
     /// Makes the files in a new temporary directory.
+    /// A proxy that intercepts with a new CA in a temporary directory and trusts this CA upstream.
+    public func interceptingProxy(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+        let caDir = Paths.temporaryDirectory("rangetap-ca")
+        let caFile = self.caFile
+        return try await ProxyHarness { config in
+            config.caDirectory = caDir
+            config.upstreamCACertificates = caFile
+            configure(&config)
+        }
+    }
+
     public init() throws {
         let dir = Paths.temporaryDirectory("origin-tls")
         let openssl = try Paths.tool("openssl")
@@ -75,12 +86,6 @@ public final class SchemeOrigins: @unchecked Sendable {
 
     /// A proxy that intercepts with a new CA in a temporary directory and trusts the origin CA.
     public func proxy(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
-        let caDir = Paths.temporaryDirectory("rangetap-ca")
-        let tls = self.tls
-        return try await ProxyHarness { config in
-            config.caDirectory = caDir
-            config.upstreamCACertificates = tls.caFile
-            configure(&config)
-        }
+        try await tls.interceptingProxy(configure)
     }
 }
