@@ -1,7 +1,5 @@
-import Foundation
 import NIOCore
 import NIOHTTP2
-import NIOSSL
 import RangeTapCore
 
 /// The last handler of an HTTP/2 client connection: records its close, and a protocol error
@@ -32,16 +30,14 @@ final class H2ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // ClientWireHandler, first in the pipeline, has read TCP_INFO at the close by now.
+        state.connectionClosed()
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? "proxy" : "client", requests: state.requests)))
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let io = error as? IOError, [ECONNRESET, EPIPE, ETIMEDOUT].contains(io.errnoCode) {
-            context.close(promise: nil)
-            return
-        }
-        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+        if ProxyHandler.isHangUp(error) {
             context.close(promise: nil)
             return
         }

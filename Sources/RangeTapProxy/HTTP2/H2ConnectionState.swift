@@ -16,6 +16,9 @@ final class H2ConnectionState {
     var closedByProxy = false
     /// Stream-level `WINDOW_UPDATE` increments received, by stream id, for open streams.
     private var grants: [Int: Int64] = [:]
+    /// What to run when the connection closes, by stream: streams whose last frame is written and
+    /// that wait for the client's TCP to acknowledge it settle then, at once.
+    private var onClose: [Int: () -> Void] = [:]
 
     init(_ inherited: ClientSession.Inherited, wire: ClientWire) {
         self.wire = wire
@@ -33,7 +36,22 @@ final class H2ConnectionState {
     func granted(stream: Int) -> Int64 { grants[stream] ?? 0 }
 
     /// Forgets a closed stream.
-    func closed(stream: Int) { grants[stream] = nil }
+    func closed(stream: Int) {
+        grants[stream] = nil
+        onClose[stream] = nil
+    }
+
+    /// Runs `body` when the connection closes (unless `stream` is forgotten first).
+    func whenConnectionCloses(stream: Int, _ body: @escaping () -> Void) {
+        onClose[stream] = body
+    }
+
+    /// The connection closed: runs what streams asked for, in stream order.
+    func connectionClosed() {
+        let pending = onClose.sorted { $0.key < $1.key }.map(\.value)
+        onClose = [:]
+        for body in pending { body() }
+    }
 }
 
 @available(*, unavailable)

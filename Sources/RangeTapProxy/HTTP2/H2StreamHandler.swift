@@ -16,6 +16,8 @@ final class H2StreamHandler: ChannelInboundHandler {
 
     private struct Pending {
         var request: H2Request
+        /// The request target as resolved (path, or the absolute URL the pseudo-headers spell).
+        var target: String
         var t: CaptureTime
         var exchange: Int
         var url: String
@@ -106,7 +108,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
         case .success(let url):
-            let p = Pending(request: request, t: t, exchange: id, url: url)
+            let p = Pending(request: request, target: target, t: t, exchange: id, url: url)
             if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
                 refuseTooLarge(p, context: context)
                 return
@@ -121,12 +123,12 @@ final class H2StreamHandler: ChannelInboundHandler {
     private func requestEnded(context: ChannelHandlerContext) {
         guard !answered, let p = pending else { return }
         pending = nil
-        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.request.target(originKnown: session.origin != nil || shared.configuration.upstream != nil), url: p.url)
+        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
         start(p, context: context)
     }
 
     private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
-        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.request.target(originKnown: true), url: p.url)
+        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
         refuse(exchange: p.exchange, status: .payloadTooLarge, message: "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size", context: context)
     }
 
@@ -249,6 +251,8 @@ final class H2StreamHandler: ChannelInboundHandler {
         let me = NIOLoopBound(self, eventLoop: loop)
         if written {
             endOffset = state.wire.written
+            // If the connection closes first, settle then rather than at the next check.
+            state.whenConnectionCloses(stream: stream) { me.value.cut() }
             awaitAcknowledgement()
         } else {
             loop.execute { me.value.cut() }
@@ -327,7 +331,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         if machine.isSettled {
             self.machine = nil
             exchange = nil
-            if context == nil || !(context?.channel.isActive ?? false) { state.closed(stream: stream) }
+            if context?.channel.isActive != true { state.closed(stream: stream) }
         }
     }
 
