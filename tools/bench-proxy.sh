@@ -97,6 +97,7 @@
 #   BENCH_OUT=FILE        also write the report (table + raw figures) to FILE
 #   BENCH_TMPDIR (/tmp)   where the temp dir (big file, captures) goes
 #   BENCH_KEEP_TMP=1      keep the temp dir (logs) after the run
+#   BENCH_GDB=1           a process that needs SIGKILL first has its threads' stacks saved (gdb)
 #   BENCH_CURL_MAX_TIME (600)  per-transfer time limit for the big GET
 # Progress goes to stderr; the report goes to stdout.
 set -euo pipefail
@@ -223,23 +224,36 @@ descendants() {
   return 0
 }
 
-# stop_pid PID SIGNAL GRACE_TENTHS -> sets STOP_HOW to "signal" or "killed"
+# running PID: the process exists and has not exited. Not a zombie: a child that has exited
+# answers kill -0 until bash reaps it, which bash does at any moment (SIGCHLD), so a state
+# read twice can change in between; read it once.
+running() {
+  local st
+  st=$(ps -o stat= -p "$1" 2>/dev/null || true)
+  [[ -n $st && $st != Z* ]]
+}
+
+# stop_pid PID SIGNAL GRACE_TENTHS -> sets STOP_HOW to "SIGNAL(seconds to exit)", "KILL(after SIGNAL)" or "gone"
 STOP_HOW=""
 stop_pid() {
   local pid=$1 sig=${2:-TERM} grace=${3:-100} i kids=()
   STOP_HOW="gone"
   [[ -n $pid ]] || return 0
   mapfile -t kids < <(descendants "$pid")
-  if pid_alive "$pid"; then
+  if running "$pid"; then
+    local t0=$EPOCHREALTIME
     kill "-$sig" "$pid" 2>/dev/null || true
-    STOP_HOW="$sig"
     for ((i = 0; i < grace; i++)); do
-      pid_alive "$pid" || break
-      # a zombie child still answers kill -0; reap it if it has exited
-      [[ $(ps -o stat= -p "$pid" 2>/dev/null || true) == Z* ]] && break
+      running "$pid" || break
       sleep 0.1
     done
-    if pid_alive "$pid" && [[ $(ps -o stat= -p "$pid" 2>/dev/null || true) != Z* ]]; then
+    STOP_HOW="$sig($(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1fs", b - a }'))"
+    if running "$pid"; then
+      # BENCH_GDB=1: keep every thread's stack of a process that would not stop
+      if [[ ${BENCH_GDB:-0} == 1 ]] && command -v gdb >/dev/null; then
+        timeout 60 gdb -p "$pid" -batch -ex 'thread apply all bt' >"$T/stuck-$pid.txt" 2>&1 || true
+        log "pid $pid did not stop after SIG$sig: stacks in $T/stuck-$pid.txt"
+      fi
       kill -KILL "$pid" 2>/dev/null || true
       STOP_HOW="KILL(after $sig)"
     fi
