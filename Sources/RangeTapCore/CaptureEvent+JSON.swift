@@ -98,6 +98,21 @@ extension CaptureEvent {
         case .pause(let e), .resume(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
+        case .fault(let e):
+            j.add("t", e.t)
+            j.add("ex", e.exchange)
+            j.add("rule", e.rule)
+            j.add("action", e.action)
+            j.add("detail", e.detail)
+            if let lines = e.lines { j.add("lines", lines) }
+        case .shape(let e):
+            j.add("t", e.t)
+            j.add("spec", e.spec)
+            j.add("trace", e.trace)
+        case .delivered(let e):
+            j.add("t", e.t)
+            j.add("ex", e.exchange)
+            j.add("bytes", e.bytes)
         }
         return j.finish()
     }
@@ -157,6 +172,12 @@ extension CaptureEvent {
             return .pause(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
         case "resume":
             return .resume(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
+        case "fault":
+            return .fault(FaultEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), rule: try need(r.rule, "rule"), action: try need(r.action, "action"), detail: try need(r.detail, "detail"), lines: r.lines.map { lines($0) }))
+        case "shape":
+            return .shape(ShapeEvent(t: try need(r.t, "t"), spec: try need(r.spec, "spec"), trace: r.trace))
+        case "delivered":
+            return .delivered(DeliveredEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes")))
         default:
             return nil
         }
@@ -178,7 +199,7 @@ extension CaptureEvent {
 
 /// Every key any event may carry; the `type` says which must be present.
 private struct RawEvent: Decodable {
-    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "tls", "pause", "resume"]
+    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "tls", "pause", "resume", "fault", "shape", "delivered"]
     var type: String
     var t: Int64?
     var ex: Int?
@@ -236,12 +257,19 @@ private struct RawEvent: Decodable {
     var alpn: String?
     var cipher: String?
     var reason: String?
+    // fault, shape
+    var rule: String?
+    var action: String?
+    var detail: String?
+    var spec: String?
+    var trace: String?
 
     enum CodingKeys: String, CodingKey {
         case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
         case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
+        case rule, action, detail, spec, trace
         case version
     }
 
@@ -302,5 +330,10 @@ private struct RawEvent: Decodable {
         alpn = try c.decodeIfPresent(String.self, forKey: .alpn)
         cipher = try c.decodeIfPresent(String.self, forKey: .cipher)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        rule = try c.decodeIfPresent(String.self, forKey: .rule)
+        action = try c.decodeIfPresent(String.self, forKey: .action)
+        detail = try c.decodeIfPresent(String.self, forKey: .detail)
+        spec = try c.decodeIfPresent(String.self, forKey: .spec)
+        trace = try c.decodeIfPresent(String.self, forKey: .trace)
     }
 }

@@ -70,6 +70,15 @@ extension CaptureEvent {
         case .pause(let e), .resume(let e):
             try check.notNegative("t", e.t)
             try check.notNegative("ex", e.exchange)
+        case .fault(let e):
+            try check.notNegative("t", e.t)
+            try check.notNegative("ex", e.exchange)
+        case .shape(let e):
+            try check.notNegative("t", e.t)
+        case .delivered(let e):
+            try check.notNegative("t", e.t)
+            try check.notNegative("ex", e.exchange)
+            try check.notNegative("bytes", e.bytes)
         }
     }
 }

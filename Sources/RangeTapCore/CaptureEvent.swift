@@ -31,6 +31,12 @@ public enum CaptureEvent: Sendable, Equatable {
     case pause(FlowEvent)
     /// The proxy resumed reading an exchange's upstream body.
     case resume(FlowEvent)
+    /// A fault injected by a `--fault` rule.
+    case fault(FaultEvent)
+    /// The shaping in force on the client's link.
+    case shape(ShapeEvent)
+    /// Body bytes written to a shaped client so far.
+    case delivered(DeliveredEvent)
 
     /// The `type` string of this event in JSON.
     public var type: String {
@@ -49,6 +55,9 @@ public enum CaptureEvent: Sendable, Equatable {
         case .tls: "tls"
         case .pause: "pause"
         case .resume: "resume"
+        case .fault: "fault"
+        case .shape: "shape"
+        case .delivered: "delivered"
         }
     }
 
@@ -64,7 +73,9 @@ public enum CaptureEvent: Sendable, Equatable {
         case .tunnel(let e): e.exchange
         case .tls(let e): e.exchange
         case .pause(let e), .resume(let e): e.exchange
-        case .header, .connectionOpen, .connectionClose: nil
+        case .fault(let e): e.exchange
+        case .delivered(let e): e.exchange
+        case .header, .connectionOpen, .connectionClose, .shape: nil
         }
     }
 }

@@ -72,6 +72,18 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var pausedNs: Int64 = 0
     /// Start of the pause in progress, if any.
     public var pausedSince: CaptureTime?
+    /// Faults injected into this exchange by `--fault` rules, in order.
+    public var faults: [FaultEvent] = []
+    /// Client-side delivery progress (written only while the link is shaped).
+    public var deliveries: [DeliveredEvent] = []
+
+    /// Whether a `--fault` rule changed what the client got: findings about this exchange are
+    /// then the user's doing, not the origin's.
+    public var injected: Bool { !faults.isEmpty }
+    /// The response head as the client got it: the last head a fault rewrote, else the origin's.
+    public var clientResponseLines: [HeaderLine] {
+        faults.last(where: { $0.lines != nil })?.lines ?? responseLines
+    }
 
     /// Duration in milliseconds, if ended.
     public var durationMs: Double? { end.map { Double($0.subtractingSaturating(start)) / 1e6 } }
@@ -106,6 +118,8 @@ public struct ExchangeLog: Sendable {
     public private(set) var tunnels: [TunnelEvent] = []
     /// TLS handshakes of intercepted tunnels, established or refused.
     public private(set) var handshakes: [TLSEvent] = []
+    /// The shaping of the client link at the start and at each change (`record --shape`).
+    public private(set) var shapes: [ShapeEvent] = []
     /// Whether to keep each chunk event in its record (off for long live sessions).
     public var keepChunks: Bool
     /// Whether to replace URL passwords in request targets and URLs with `<redacted>`
@@ -195,6 +209,15 @@ public struct ExchangeLog: Sendable {
             return nil
         case .tls(let h):
             handshakes.append(h)
+            return nil
+        case .fault(let f):
+            exchanges[f.exchange]?.faults.append(f)
+            return nil
+        case .delivered(let d):
+            exchanges[d.exchange]?.deliveries.append(d)
+            return nil
+        case .shape(let s):
+            shapes.append(s)
             return nil
         case .tunnel(let t):
             tunnels.append(t)

@@ -58,6 +58,11 @@ private let sampleEvents: [CaptureEvent] = [
     .error(ErrorEvent(t: 5000, exchange: 4, connection: 2, kind: "upstream", message: "upstream failed: \"x\"\n\t\\ caf\u{E9} \u{1F3A5}", curlCode: 7, received: 10, sha256: "e3b0", status: 502)),
     .error(ErrorEvent(t: 6000, exchange: nil, connection: nil, kind: "bad-request", message: "malformed")),
     .tunnel(TunnelEvent(t: 2_000_000_000, opened: 1_000_000_000, exchange: 7, connection: 3, authority: "example.com:443", up: 517, down: 4821)),
+    .fault(FaultEvent(t: 3_000, exchange: 8, rule: "path=*.ts,nth=2,status=503", action: "status", detail: "answered 503 without asking the origin")),
+    .fault(FaultEvent(t: 3_001, exchange: 9, rule: "header-case=lower", action: "header-case", detail: "respelled 5 names", lines: awkwardLines)),
+    .shape(ShapeEvent(t: 10, spec: "rate=2mbit,latency=80ms,scope=link")),
+    .shape(ShapeEvent(t: 11, spec: "scope=link", trace: "tools/traces/cell.trace")),
+    .delivered(DeliveredEvent(t: 4_000, exchange: 8, bytes: 1_234_567)),
 ]
 
 @Suite("Capture event JSON codec")
@@ -92,8 +97,9 @@ struct CaptureCodecTests {
         #expect(sampleEvents.map(\.type) == [
             "capture", "capture", "conn.open", "conn.open", "conn.close", "request", "request", "interim",
             "response", "response", "chunk", "chunk", "chunk", "end", "end", "cancel", "cancel", "error", "error", "tunnel",
+            "fault", "fault", "shape", "shape", "delivered",
         ])
-        #expect(sampleEvents.map(\.exchange) == [nil, nil, nil, nil, nil, 1, 2, 1, 1, 2, 1, 1, Int.max, 1, 2, 1, 3, 4, nil, 7])
+        #expect(sampleEvents.map(\.exchange) == [nil, nil, nil, nil, nil, 1, 2, 1, 1, 2, 1, 1, Int.max, 1, 2, 1, 3, 4, nil, 7, 8, 9, nil, nil, 8])
     }
 
     @Test func chunkLineMatchesTheDocumentedForm() {
