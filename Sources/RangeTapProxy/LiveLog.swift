@@ -37,6 +37,13 @@ final class LiveLog: Sendable {
             case .error(let e) where e.exchange == nil:
                 s.summary.errors += 1
                 return "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
+            case .fault(let f):
+                // As it fires, before the exchange's own line.
+                _ = s.log.apply(event)
+                return "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
+            case .shape(let e):
+                _ = s.log.apply(event)
+                return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"
             default: break
             }
             guard let done = s.log.apply(event) else { return nil }

@@ -48,6 +48,10 @@ public struct ProxyConfiguration: Sendable {
     /// tunnels, no h2c on the plain listener, HTTP/1.1 upstream. Off by default: a client gets
     /// HTTP/2 when it offers it and the origin speaks it (docs/http2.md).
     public var http1Only = false
+    /// Server faults to inject (`--fault`, `--faults`), in order; empty for none.
+    public var faultRules: [FaultRule] = []
+    /// The client's link as `--shape`/`--shape-trace` set it; nil leaves it as it is.
+    public var shape: ShapeSpec?
 
     /// A configuration with defaults for everything but the capture path.
     public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 512 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {

@@ -30,6 +30,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var machine: ExchangeStateMachine
         /// Where its body bytes sit in the connection's byte stream.
         var map = WireDeliveryMap()
+        /// The `--fault` rules acting on it, if any fired.
+        var gate: FaultGate?
+        /// The head as written to the client (for the `fault` event of a rewritten head).
+        var clientHead: [UInt8]?
     }
 
     /// Granularity of the client-side delivery count.
@@ -56,6 +60,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pending: Pending?
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
+    /// Completion of the last response bytes written (a fault that cuts waits for it).
+    private var lastWrite: EventLoopFuture<Void>?
 
     init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
         self.rawHeads = rawHeads
@@ -121,6 +127,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             discardingBody = false
             requests += 1
             currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
+            if LinkControlRequest.isControl(head) {
+                // `rangetap shape`: not an exchange, not recorded but for the shape event.
+                discardingBody = true
+                let (status, text) = LinkControlRequest.answer(head, peer: context.channel.remoteAddress, context: shared)
+                respond(status, message: text, keepAlive: false, context: context, prefixed: false)
+                return
+            }
             let t = shared.clock.now()
             let id = shared.nextExchangeID()
             if head.method == .CONNECT {
@@ -220,8 +233,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop) { exchange, message in
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
+        let hasRange = p.head.headers.contains(name: "range")
+        let plan = shared.faultPlan(url: p.url, method: p.head.method.rawValue, hasRange: hasRange)
+        if let plan, let status = plan.status {
+            answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, keepAlive: p.head.isKeepAlive, context: context)
+            return
+        }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
-        exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID))
+        exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID), gate: plan.map(FaultGate.init))
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
@@ -231,10 +250,88 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
+        if let rule = plan?.ignoreRange, hasRange {
+            request.headers = FaultGate.removingRange(request.headers)
+            shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.head.headers["range"].joined(separator: ", "))")
+        }
         exchange.start(request)
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
+        guard var a = exchanges[exchange.id], a.exchange === exchange else { return }
+        guard a.gate != nil else {
+            pass(message, from: exchange)
+            return
+        }
+        let steps = a.gate!.admit(message)
+        exchanges[exchange.id] = a
+        for step in steps {
+            switch step {
+            case .forward(let m):
+                pass(m, from: exchange)
+            case .headRewritten(let rule, let action, let detail):
+                let lines = exchanges[exchange.id]?.clientHead.map(FaultGate.lines(ofHead:))
+                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail, lines: lines)
+            case .hold(let ns, let rule, let action, let detail):
+                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail)
+                guard let context else { break }
+                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .nanoseconds(ns)) { loopBound.value.releaseHeld(exchange) }
+            case .cut(let reset, let rule, let detail):
+                cut(exchange, reset: reset, rule: rule, detail: detail)
+            }
+        }
+    }
+
+    /// A `delay-head` or `stall-after` hold ended: what it held goes on, in order.
+    private func releaseHeld(_ exchange: Exchange) {
+        guard var a = exchanges[exchange.id], a.exchange === exchange, a.gate != nil else { return }
+        let held = a.gate!.release()
+        exchanges[exchange.id] = a
+        for message in held { handle(message, from: exchange) }
+    }
+
+    /// A `reset-after` or `truncate-after` rule ends the response here: the connection is reset
+    /// (RST) or closed (FIN) once the bytes before the cut are written, the upstream transfer
+    /// stops, and the exchange is recorded as failed by the fault (not as a client cancel).
+    private func cut(_ exchange: Exchange, reset: Bool, rule: String, detail: String) {
+        let forwarded = exchanges[exchange.id]?.gate?.forwarded ?? 0
+        shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: detail)
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: connectionID, kind: "fault", message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
+        exchanges[exchange.id] = nil
+        exchange.abort()
+        guard let context else { return }
+        closedByProxy = true
+        context.flush()
+        let written = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
+        let channel = context.channel
+        let below = NIOLoopBound(session.tls ? try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) : nil, eventLoop: context.eventLoop)
+        written.whenComplete { _ in
+            if reset {
+                // SO_LINGER 0: close sends RST. Under TLS the close starts below the TLS handler,
+                // so no close_notify goes first.
+                _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                if let tls = below.value { tls.close(promise: nil) } else { channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// Answers a `status=` fault: rangetap's own response, the origin not asked.
+    private func answerInjected(status code: Int, rule: String, exchange id: Int, keepAlive: Bool, context: ChannelHandlerContext) {
+        let status = HTTPResponseStatus(statusCode: code)
+        let body = "rangetap: \(code) \(status.reasonPhrase), injected by --fault '\(rule)'\n"
+        shared.recordFault(exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
+        var lines = ["HTTP/1.1 \(code) \(status.reasonPhrase)", "Content-Type: text/plain; charset=utf-8", "Content-Length: \(body.utf8.count)"]
+        if !keepAlive { lines.append("Connection: close") }
+        let t = shared.clock.now()
+        shared.writer.record(.response(ResponseEvent(t: t, exchange: id, status: code, lines: (lines + [""]).map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
+        respond(status, message: body, keepAlive: keepAlive, context: context, prefixed: false)
+        shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
+    }
+
+    private func pass(_ message: Exchange.Message, from exchange: Exchange) {
         guard var a = exchanges[exchange.id], a.exchange === exchange else { return }
         let action: ExchangeStateMachine.Action
         switch message {
@@ -275,7 +372,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
             headSlot.next = head
             let status = HTTPResponseStatus(statusCode: head.status)
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: nil)
+            if exchanges[exchange.id]?.gate != nil { exchanges[exchange.id]?.clientHead = head.bytes }
+            lastWrite = context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))))
         case .writeBody(var buffer):
             // Written in slices of the same storage (no copy), each with its own completion and
             // its place in the connection's byte stream noted, so the bytes the client's TCP
@@ -290,6 +388,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
                 }
                 let before = wire.written
+                lastWrite = promise.futureResult
                 context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
                 if session.tls {
                     // TLS encrypts on flush: flushing each slice puts its records on the wire now,
@@ -391,9 +490,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The proxy's own response (an error it generates), plain text.
-    private func respond(_ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func respond(_ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext, prefixed: Bool = true) {
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
-        body.writeString("rangetap: \(message)\n")
+        body.writeString(prefixed ? "rangetap: \(message)\n" : message)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.readableBytes))

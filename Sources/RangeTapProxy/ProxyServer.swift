@@ -112,6 +112,10 @@ public final class ProxyServer: Sendable {
     /// (``addHTTPHandlers(to:context:wire:session:names:)``). Called on the channel's event loop.
     static func addClientHandlers(to channel: any Channel, context: RecordingContext) throws {
         let wire = ClientWire()
+        if let shape = context.shape {
+            // Nearest the socket: everything sent to the client crosses the shaped link.
+            try channel.pipeline.syncOperations.addHandler(ShapingHandler(control: shape), name: "rangetap-shape")
+        }
         try channel.pipeline.syncOperations.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
         if !context.configuration.http1Only {
             // h2c with prior knowledge: the HTTP/2 preface in place of a request.

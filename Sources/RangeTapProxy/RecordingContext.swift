@@ -21,6 +21,10 @@ final class RecordingContext: Sendable {
     let boundPort = Atomic<Int>(0)
     /// ``Exchange`` objects alive (for leak checks).
     let liveExchanges = Atomic<Int>(0)
+    /// The `--fault` rules with their match counts; nil when there are none.
+    let faults: FaultRuleSet?
+    /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.
+    let shape: ShapeControl?
 
     init(configuration: ProxyConfiguration, writer: CaptureWriter, clock: MonotonicClock, multi: CurlMulti, intercept: InterceptContexts?) {
         self.intercept = intercept
@@ -28,6 +32,30 @@ final class RecordingContext: Sendable {
         self.writer = writer
         self.clock = clock
         self.multi = multi
+        faults = configuration.faultRules.isEmpty ? nil : FaultRuleSet(configuration.faultRules)
+        shape = configuration.shape.map { ShapeControl(spec: $0, clock: clock) }
+        if let spec = configuration.shape {
+            writer.record(.shape(ShapeEvent(t: clock.now(), spec: spec.description, trace: spec.traceName)))
+        }
+    }
+
+    /// Changes the shaping while recording (`rangetap shape`), and records the change.
+    func reshape(_ spec: ShapeSpec) throws(LabSpecError) {
+        guard let shape else { throw .conflict("this recording was started without --shape: start it with --shape (--shape off to begin unshaped) to change the link while recording") }
+        try shape.update(spec)
+        writer.record(.shape(ShapeEvent(t: clock.now(), spec: spec.description, trace: spec.traceName)))
+    }
+
+    /// The faults to inject into a request for `url`, nil when no rule fires.
+    func faultPlan(url: String, method: String, hasRange: Bool) -> FaultPlan? {
+        guard let faults else { return nil }
+        let (host, path) = FaultPlan.hostAndPath(url: url)
+        return FaultPlan(rules: faults.firing(host: host, path: path, method: method, hasRange: hasRange))
+    }
+
+    /// Records that a fault rule acted on `exchange`.
+    func recordFault(exchange: Int, rule: String, action: String, detail: String, lines: [HeaderLine]? = nil) {
+        writer.record(.fault(FaultEvent(t: clock.now(), exchange: exchange, rule: rule, action: action, detail: detail, lines: lines.map(redact))))
     }
 
     func nextExchangeID() -> Int { exchangeIDs.add(1, ordering: .relaxed).newValue }

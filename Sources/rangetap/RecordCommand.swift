@@ -49,6 +49,18 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 on both sides: offer no h2 to clients (ALPN, h2c) and ask none of origins, to compare with what HTTP/2 players do.")
     var http1 = false
 
+    @Option(name: .long, help: ArgumentHelp("Inject a server fault (repeatable). Match keys host=, path= (exact or a glob such as *.ts), method=, range=yes|no, nth=; actions status=, reset-after=, stall-after=BYTES,for=, delay-head=, ignore-range, off-by-one, drop-header=, header-case=lower|upper|mixed, truncate-after= (docs/lab.md).", valueName: "RULE"))
+    var fault: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Read fault rules from FILE, one a line; '#' starts a comment.", valueName: "FILE"))
+    var faults: String?
+
+    @Option(name: .long, help: ArgumentHelp("Shape the link the client sees: rate=2mbit, latency=80ms, jitter=10ms, scope=link|connection; change it while recording with rangetap shape (docs/lab.md).", valueName: "SPEC"))
+    var shape: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drive the link's rate by a Mahimahi trace: one line per delivery opportunity of a 1500-byte packet, in ms (tools/traces).", valueName: "FILE"))
+    var shapeTrace: String?
+
     @Option(name: .long, help: ArgumentHelp("PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).", valueName: "FILE"))
     var upstreamCacert: String?
 
@@ -92,6 +104,14 @@ struct RecordCommand: AsyncParsableCommand {
         config.upstreamCACertificates = upstreamCacert
         config.http1Only = http1
         let stderr = StandardError()
+        do {
+            // Before anything is bound: a bad rule stops the recording before it starts.
+            config.faultRules = try LabOptions.faultRules(fault, file: faults)
+            config.shape = try LabOptions.shape(shape, trace: shapeTrace)
+        } catch {
+            stderr.write("rangetap: \(error)")
+            throw ExitCode(2)
+        }
         do {
             // Before anything is bound: an upstream that is this proxy would loop.
             try config.validateUpstream()

@@ -1,0 +1,60 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import RangeTapCore
+
+/// `rangetap shape` talks to a running `record` through its own listener: a request for the
+/// reserved host `rangetap.invalid` (RFC 2606: it can never be a real origin), in absolute form
+/// or by its Host field, from a loopback peer.
+///
+/// - `GET http://rangetap.invalid/shape`: the spec in force.
+/// - `PUT http://rangetap.invalid/shape?SPEC`: a new spec from now on (`rate=500kbit`, `off`, …).
+public enum LinkControlRequest {
+    /// The reserved host name.
+    public static let host = "rangetap.invalid"
+
+    /// Whether `head` is meant for rangetap itself.
+    static func isControl(_ head: HTTPRequestHead) -> Bool {
+        let target = head.uri.lowercased()
+        if target.hasPrefix("http://\(host)/") || target == "http://\(host)" { return true }
+        guard !target.hasPrefix("http://"), !target.hasPrefix("https://") else { return false }
+        return head.headers.first(name: "host").map { $0.lowercased().split(separator: ":").first == Substring(host) } ?? false
+    }
+
+    /// The status and text of the answer to `head`, after carrying it out.
+    static func answer(_ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext) -> (HTTPResponseStatus, String) {
+        guard peer.map(isLoopback) ?? false else {
+            return (.forbidden, "rangetap: the link can only be changed from this machine (127.0.0.1)\n")
+        }
+        var target = head.uri
+        if let r = target.range(of: "://") {
+            target = String(target[r.upperBound...].drop { $0 != "/" })
+        }
+        let path = String(target.prefix { $0 != "?" })
+        guard path == "/shape" else {
+            return (.notFound, "rangetap: unknown control path \(path); use /shape\n")
+        }
+        switch head.method {
+        case .GET:
+            guard let shape = context.shape else { return (.ok, "off (record was started without --shape)\n") }
+            return (.ok, shape.current.spec.description + "\n")
+        case .PUT, .POST:
+            let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+            let text = query.removingPercentEncoding ?? query
+            do {
+                let spec = try ShapeSpec(parsing: text)
+                try context.reshape(spec)
+                return (.ok, spec.description + "\n")
+            } catch {
+                return (.badRequest, "rangetap: \(error)\n")
+            }
+        default:
+            return (.methodNotAllowed, "rangetap: use GET or PUT on /shape\n")
+        }
+    }
+
+    private static func isLoopback(_ address: SocketAddress) -> Bool {
+        guard let ip = address.ipAddress else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+
+/// `rangetap shape`: change the shaping of a running `record --shape` (a network drop in the
+/// middle of playback), or say what is in force.
+struct ShapeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shape",
+        abstract: "Change the link of a running `record --shape`, or print the one in force.",
+        discussion: """
+        Examples: rangetap shape --listen 127.0.0.1:8080 rate=500kbit,latency=200ms; \
+        rangetap shape --listen 127.0.0.1:8080 off; rangetap shape --listen 127.0.0.1:8080 (print). \
+        The scope (link or connection) stays what record started with.
+        """
+    )
+
+    @Option(name: .long, help: "The address record listens on, HOST:PORT or PORT.")
+    var listen: String = "127.0.0.1:8080"
+
+    @Argument(help: ArgumentHelp("The new link: rate=, latency=, jitter= (as record --shape), or off. None: print the link in force.", valueName: "SPEC"))
+    var spec: String?
+
+    func validate() throws {
+        _ = try ListenAddress(listen)
+        if let spec {
+            do { _ = try ShapeSpec(parsing: spec) } catch { throw ValidationError("\(spec): \(error)") }
+        }
+    }
+
+    func run() throws {
+        let address = try ListenAddress(listen)
+        let target: String
+        let method: String
+        if let spec {
+            method = "PUT"
+            target = "http://\(LinkControlRequest.host)/shape?" + (spec.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? spec)
+        } else {
+            method = "GET"
+            target = "http://\(LinkControlRequest.host)/shape"
+        }
+        let request = "\(method) \(target) HTTP/1.1\r\nHost: \(LinkControlRequest.host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        let stderr = StandardError()
+        do {
+            let (status, body) = try ControlClient.exchange(host: address.host, port: address.port, request: Array(request.utf8))
+            let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
+            if status == 200 {
+                print(spec == nil ? text : "rangetap: link now \(text)")
+            } else {
+                stderr.write(text.hasPrefix("rangetap:") ? text : "rangetap: \(status) \(text)")
+                throw ExitCode(status == 400 ? 2 : 1)
+            }
+        } catch let error as ControlClient.Failure {
+            stderr.write("rangetap: cannot reach record on \(address.authority(port: address.port)): \(error.reason) (is `rangetap record --shape …` running there?)")
+            throw ExitCode(1)
+        }
+    }
+}
