@@ -34,6 +34,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var gate: FaultGate?
         /// The head as written to the client (for the `fault` event of a rewritten head).
         var clientHead: [UInt8]?
+        /// Under `--shape`: body bytes written to the client's socket, and the last count recorded.
+        var progress = DeliveryProgress()
     }
 
     /// Granularity of the client-side delivery count.
@@ -269,8 +271,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             switch step {
             case .forward(let m):
                 pass(m, from: exchange)
-            case .headRewritten(let rule, let action, let detail):
-                let lines = exchanges[exchange.id]?.clientHead.map(FaultGate.lines(ofHead:))
+            case .headRewritten(let rule, let action, let detail, let rewritten):
+                // The head as the client got it: the bytes written, else the lines rewritten.
+                let lines = exchanges[exchange.id]?.clientHead.map(FaultGate.lines(ofHead:)) ?? rewritten
                 shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail, lines: lines)
             case .hold(let ns, let rule, let action, let detail):
                 shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail)
@@ -358,6 +361,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             shared.writer.record(event.stamped(shared.clock.now()))
         }
         if a.machine.isSettled {
+            if shared.shape != nil, let event = a.progress.last(exchange: id, now: shared.clock.now()) {
+                shared.writer.record(.delivered(event))
+            }
             exchanges[id] = nil
         } else {
             exchanges[id] = a
@@ -434,6 +440,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let action = a.machine.writeCompleted(n, written: written, windowDrained: drained)
+        if written, shared.shape != nil, let event = a.progress.wrote(n, exchange: exchange.id, now: shared.clock.now()) {
+            shared.writer.record(.delivered(event))
+        }
         exchanges[exchange.id] = a
         perform(action, for: exchange, context: context)
     }

@@ -50,6 +50,10 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var endWritten = false
     /// The client's `RST_STREAM` error code, when it reset the stream.
     private var reset: HTTP2ErrorCode?
+    /// The `--fault` rules acting on the exchange, if any fired.
+    private var gate: FaultGate?
+    /// Under `--shape`: body bytes written to the connection, for `delivered` events.
+    private var progress = DeliveryProgress()
 
     init(shared: RecordingContext, state: H2ConnectionState, session: ClientSession) {
         self.shared = shared
@@ -147,6 +151,13 @@ final class H2StreamHandler: ChannelInboundHandler {
         let exchange = Exchange(id: p.exchange, connection: state.connection, context: shared, loop: loop) { exchange, message in
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
+        let hasRange = p.request.http1Headers.contains(name: "range")
+        let plan = shared.faultPlan(url: p.url, method: p.request.method, hasRange: hasRange)
+        if let plan, let status = plan.status {
+            answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, context: context)
+            return
+        }
+        gate = plan.map(FaultGate.init)
         self.exchange = exchange
         machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
         let method = p.request.method
@@ -161,10 +172,72 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
+        if let rule = plan?.ignoreRange, hasRange {
+            request.headers = FaultGate.removingRange(request.headers)
+            shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.request.http1Headers["range"].joined(separator: ", "))")
+        }
         exchange.start(request)
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
+        guard self.exchange === exchange, gate != nil else {
+            pass(message, from: exchange)
+            return
+        }
+        for step in gate!.admit(message) {
+            switch step {
+            case .forward(let m):
+                pass(m, from: exchange)
+            case .headRewritten(let rule, let action, let detail, let lines):
+                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail, lines: lines)
+            case .hold(let ns, let rule, let action, let detail):
+                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail)
+                guard let loop else { break }
+                let me = NIOLoopBound(self, eventLoop: loop)
+                loop.scheduleTask(in: .nanoseconds(ns)) { me.value.releaseHeld(exchange) }
+            case .cut(let reset, let rule, let detail):
+                cutByFault(exchange, reset: reset, rule: rule, detail: detail)
+            }
+        }
+    }
+
+    private func releaseHeld(_ exchange: Exchange) {
+        guard self.exchange === exchange, gate != nil else { return }
+        for message in gate!.release() { handle(message, from: exchange) }
+    }
+
+    /// A `reset-after` or `truncate-after` rule ends this stream here: `RST_STREAM`, or an early
+    /// END_STREAM (the client sees fewer bytes than the head declared); the other streams go on.
+    private func cutByFault(_ exchange: Exchange, reset: Bool, rule: String, detail: String) {
+        let forwarded = gate?.forwarded ?? 0
+        let what = reset ? "reset the stream after \(forwarded) body bytes" : "ended the stream after \(forwarded) body bytes"
+        shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: what)
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: state.connection, kind: "fault", message: "\(what), as --fault '\(rule)' asked", received: forwarded)))
+        machine = nil
+        self.exchange = nil
+        exchange.abort()
+        guard let context else { return }
+        if reset {
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
+            context.close(promise: nil)
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))), promise: nil)
+        }
+    }
+
+    /// Answers a `status=` fault on this stream: rangetap's own response, the origin not asked.
+    private func answerInjected(status code: Int, rule: String, exchange id: Int, context: ChannelHandlerContext) {
+        answered = true
+        let status = HTTPResponseStatus(statusCode: code)
+        let body = "rangetap: \(code) \(status.reasonPhrase), injected by --fault '\(rule)'\n"
+        shared.recordFault(exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
+        let lines = [":status: \(code)", "content-type: text/plain; charset=utf-8", "content-length: \(body.utf8.count)"]
+        shared.writer.record(.response(ResponseEvent(t: shared.clock.now(), exchange: id, status: code, lines: lines.map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
+        respond(status, message: body, context: context, prefixed: false)
+        shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
+    }
+
+    private func pass(_ message: Exchange.Message, from exchange: Exchange) {
         guard self.exchange === exchange, var machine else { return }
         let action: ExchangeStateMachine.Action
         switch message {
@@ -239,6 +312,9 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         let action = machine.writeCompleted(n, written: written, windowDrained: drained)
         self.machine = machine
+        if written, shared.shape != nil, let event = progress.wrote(n, exchange: exchange.id, now: shared.clock.now()) {
+            shared.writer.record(.delivered(event))
+        }
         perform(action, context: context)
     }
 
@@ -329,6 +405,9 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         self.machine = machine
         if machine.isSettled {
+            if shared.shape != nil, let id = exchange?.id, let event = progress.last(exchange: id, now: shared.clock.now()) {
+                shared.writer.record(.delivered(event))
+            }
             self.machine = nil
             exchange = nil
             if context?.channel.isActive != true { state.closed(stream: stream) }
@@ -375,9 +454,9 @@ final class H2StreamHandler: ChannelInboundHandler {
     }
 
     /// The proxy's own response (an error it generates), plain text, ending the stream.
-    private func respond(_ status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
+    private func respond(_ status: HTTPResponseStatus, message: String, context: ChannelHandlerContext, prefixed: Bool = true) {
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
-        body.writeString("rangetap: \(message)\n")
+        body.writeString(prefixed ? "rangetap: \(message)\n" : message)
         let headers: HPACKHeaders = [":status": String(status.code), "content-type": "text/plain; charset=utf-8", "content-length": String(body.readableBytes)]
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)

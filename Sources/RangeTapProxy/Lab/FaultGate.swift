@@ -11,7 +11,7 @@ struct FaultGate {
         /// Hand this message to the exchange's state machine as usual.
         case forward(Exchange.Message)
         /// A rule changed the head: record `fault` with the head the client got, once written.
-        case headRewritten(rule: String, action: String, detail: String)
+        case headRewritten(rule: String, action: String, detail: String, lines: [HeaderLine])
         /// Hold everything that follows for `ns`, then call ``release()``.
         case hold(ns: Int64, rule: String, action: String, detail: String)
         /// End the response here: reset (RST) or close (FIN, or END_STREAM for HTTP/2) after
@@ -55,7 +55,11 @@ struct FaultGate {
             for rewrite in plan.headRewrites {
                 let (changed, detail) = HeadRewrite.apply(rewrite.action, to: out)
                 out = changed
-                if let detail { steps.append(.headRewritten(rule: rewrite.rule, action: rewrite.action.name, detail: detail)) }
+                if let detail { steps.append(.headRewritten(rule: rewrite.rule, action: rewrite.action.name, detail: detail, lines: [])) }
+            }
+            steps = steps.map { step in
+                guard case .headRewritten(let rule, let action, let detail, _) = step else { return step }
+                return .headRewritten(rule: rule, action: action, detail: detail, lines: out.filter { !$0.isBlank })
             }
             var result: [Step] = [.forward(.head(out))]
             result += steps
