@@ -17,6 +17,7 @@ public struct RangeTapTestingError: Error, Sendable, Hashable, CustomStringConve
     /// The address a server bound could not be made into a URL.
     public static func badAddress(_ address: String) -> Self { .init(.badAddress(address)) }
 
+    /// What went wrong, and what to pass instead.
     public var description: String {
         switch code {
         case .notAFileURL(let u):

@@ -10,12 +10,13 @@ struct ExamplePackageTests {
 
     /// The example's files (path relative to the example, contents), build folders left out.
     func exampleFiles() throws -> [(path: String, text: String)] {
-        let fm = FileManager.default
-        let paths = try #require(fm.enumerator(atPath: Self.example)?.allObjects as? [String])
-        return try paths.sorted()
-            .filter { !$0.hasPrefix(".") && !$0.contains("/.") && $0 != "Package.resolved" }
-            .filter { var dir: ObjCBool = false; return fm.fileExists(atPath: Self.example + "/" + $0, isDirectory: &dir) && !dir.boolValue }
-            .map { ($0, try String(contentsOfFile: Self.example + "/" + $0, encoding: .utf8)) }
+        let root = URL(fileURLWithPath: Self.example).standardizedFileURL
+        let found = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+        let files = try #require(found?.allObjects as? [URL])
+        return try files
+            .filter { try $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true && $0.lastPathComponent != "Package.resolved" }
+            .map { (String($0.standardizedFileURL.path.dropFirst(root.path.count + 1)), try String(contentsOf: $0, encoding: .utf8)) }
+            .sorted { $0.0 < $1.0 }
     }
 
     @Test func theDocShowsEveryFileOfTheExampleVerbatim() throws {
