@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RangeTapPlay", targets: ["RangeTapPlay"]),
         .library(name: "RangeTapProbe", targets: ["RangeTapProbe"]),
         .library(name: "RangeTapReplay", targets: ["RangeTapReplay"]),
+        .library(name: "RangeTapTesting", targets: ["RangeTapTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -122,6 +123,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RangeTapTesting",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapProxy",
+                "RangeTapReplay",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RangeTapTestSupport",
             dependencies: [
                 "RangeTapCore",
@@ -151,6 +162,11 @@ let package = Package(
         .testTarget(
             name: "RangeTapProbeTests",
             dependencies: ["RangeTapCore", "RangeTapProbe", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapTestingTests",
+            dependencies: ["RangeTapTesting", "RangeTapCore", "RangeTapReplay", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

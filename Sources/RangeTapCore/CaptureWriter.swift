@@ -49,6 +49,10 @@ public final class CaptureWriter: @unchecked Sendable {
     private var pendingBytes = 0
     private var closing = false
     private var failure: CaptureError?
+    /// Items queued since the start, and items the writer thread has dealt with (for ``flush()``).
+    private var queuedItems = 0
+    private var handledItems = 0
+    private var writerDone = false
 
     // Owned by the writer thread.
     private var eventsFD: Int32
@@ -135,6 +139,15 @@ public final class CaptureWriter: @unchecked Sendable {
         return failure
     }
 
+    /// Waits until everything queued before the call is on disk and seen by the observer (or
+    /// recording stopped: closed, or stopped by a write error). Recording goes on.
+    public func flush() {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = queuedItems
+        while handledItems < target && !writerDone { condition.wait() }
+    }
+
     /// Writes everything queued, closes the files and stops the thread. Idempotent.
     public func close() {
         condition.lock()
@@ -155,6 +168,7 @@ public final class CaptureWriter: @unchecked Sendable {
             return
         }
         queue.append(item)
+        queuedItems += 1
         pendingBytes += bytes
         condition.signal()
         condition.unlock()
@@ -173,7 +187,7 @@ public final class CaptureWriter: @unchecked Sendable {
             if done { break }
             let batchBytes = batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + c.size } else { $0 } }
             if stoppedByFailure {
-                release(batchBytes)
+                release(batchBytes, items: batch.count)
                 continue
             }
 
@@ -208,12 +222,16 @@ public final class CaptureWriter: @unchecked Sendable {
             }
             if !lines.isEmpty, let error = Self.writeAll(eventsFD, lines) { fail("events.jsonl: \(error)") }
             if let observer, !stoppedByFailure { for e in written { observer(e) } }
-            release(batchBytes)
+            release(batchBytes, items: batch.count)
         }
         if eventsFD >= 0 { _ = closeFD(eventsFD) }
         if bodyFD >= 0 { _ = closeFD(bodyFD) }
         eventsFD = -1
         bodyFD = -1
+        condition.lock()
+        writerDone = true
+        condition.broadcast()
+        condition.unlock()
         finished.signal()
     }
 
@@ -237,10 +255,12 @@ public final class CaptureWriter: @unchecked Sendable {
         }
     }
 
-    /// Writer thread: `n` queued body bytes are dealt with; producers may go on.
-    private func release(_ n: Int) {
+    /// Writer thread: `items` queued items holding `n` body bytes are dealt with; producers and
+    /// ``flush()`` may go on.
+    private func release(_ n: Int, items: Int) {
         condition.lock()
         pendingBytes -= n
+        handledItems += items
         condition.broadcast()
         condition.unlock()
     }

@@ -188,6 +188,16 @@ public final class ProxyServer: Sendable {
     /// The capture writer's first write error, if any.
     public var captureWriteError: CaptureError? { context.writer.writeError }
 
+    /// Waits until the capture on disk holds what has happened so far: the tasks already queued
+    /// on the event loops run, then the writer writes everything queued. Exchanges still in
+    /// progress stay open in the capture; recording goes on (for tests reading it mid-run).
+    public func flushCapture() async {
+        for loop in group.makeIterator() {
+            try? await loop.submit {}.get()
+        }
+        context.writer.flush()
+    }
+
     private static func iso8601(micros: Int64) -> String {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

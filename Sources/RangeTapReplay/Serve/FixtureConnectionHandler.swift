@@ -15,6 +15,8 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
     private var waiting: [FixtureRequest] = []
     private var running: ResponseProgram?
     private var step = 0
+    /// The request log's entry for the running program, when the server keeps a log.
+    private var logEntry: Int?
     private var pause: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var closing = false
@@ -72,9 +74,12 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         guard running == nil, context != nil else { return }
         if !waiting.isEmpty {
             let request = waiting.removeFirst()
-            begin(responder.program(for: request))
+            let program = responder.program(for: request)
+            logEntry = responder.requestLog?.begin(request, status: program.status)
+            begin(program)
         } else if pendingBadRequest {
             pendingBadRequest = false
+            logEntry = nil
             begin(responder.badRequestProgram())
         }
     }
@@ -139,10 +144,16 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         }
         let responder = self.responder
         let loop = context.eventLoop
+        // Whether only pauses are left after this write (the answer is then written in full).
+        let isLastWrite = running.map { $0.steps[step...].allSatisfy { if case .pause = $0 { true } else { false } } } ?? false
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).assumeIsolated().whenComplete { [self] result in
             switch result {
             case .success:
                 responder.sent(body)
+                if let entry = logEntry {
+                    // Here, not in the next step: a client may see these bytes before that runs.
+                    responder.requestLog?.wrote(entry, bytes: body, complete: isLastWrite)
+                }
                 // A fresh stack for the next step: a write can complete inside the flush.
                 loop.assumeIsolated().execute { [self] in advance() }
             case .failure:
@@ -152,6 +163,8 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     private func finish(_ program: ResponseProgram, context: ChannelHandlerContext) {
+        if let entry = logEntry { responder.requestLog?.wrote(entry, bytes: 0, complete: true) }
+        logEntry = nil
         running = nil
         responder.active(-1)
         responder.lineSink?(program.summary)
@@ -175,6 +188,7 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         pause = nil
         if running != nil {
             running = nil
+            logEntry = nil
             responder.active(-1)
         }
         waiting.removeAll()

@@ -13,11 +13,14 @@ final class FixtureResponder: Sendable {
     private let counters = Mutex(FixtureServer.Traffic())
     /// Receives one line per answered request.
     let lineSink: (@Sendable (String) -> Void)?
+    /// Keeps every answered request, when the server was asked to.
+    let requestLog: RequestLog?
     /// Largest write of resource bytes in ideal mode.
     static let piece: Int64 = 256 * 1024
 
     /// A faithful responder.
-    init(exchanges: RecordedExchanges, body: BodyFile?, speed: Double, lineSink: (@Sendable (String) -> Void)?) {
+    init(exchanges: RecordedExchanges, body: BodyFile?, speed: Double, lineSink: (@Sendable (String) -> Void)?, requestLog: RequestLog? = nil) {
+        self.requestLog = requestLog
         self.exchanges = Mutex(exchanges)
         planner = nil
         self.body = body
@@ -26,7 +29,8 @@ final class FixtureResponder: Sendable {
     }
 
     /// An ideal responder.
-    init(index: ResourceIndex, lineSink: (@Sendable (String) -> Void)?) {
+    init(index: ResourceIndex, lineSink: (@Sendable (String) -> Void)?, requestLog: RequestLog? = nil) {
+        self.requestLog = requestLog
         exchanges = nil
         planner = IdealPlanner(index: index)
         body = nil
@@ -55,7 +59,7 @@ final class FixtureResponder: Sendable {
         counters.withLock { $0.requests += 1 }
         let text = "rangetap serve: the request could not be parsed as HTTP/1.1\n"
         let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
-        return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: false, summary: "bad request -> 400")
+        return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: false, summary: "bad request -> 400", status: 400)
     }
 
     /// Counts a response starting (`+1`) or ending (`-1`).
@@ -98,7 +102,7 @@ final class FixtureResponder: Sendable {
             }
         }
         let summary = "\(request.summary) -> \(response.status)\(response.field("Content-Range").map { " [\($0)]" } ?? "") \(sent) B"
-        return ResponseProgram(steps: steps, keepAlive: request.keepAlive, summary: summary, uncaptured: response.uncaptured)
+        return ResponseProgram(steps: steps, keepAlive: request.keepAlive, summary: summary, status: response.status, uncaptured: response.uncaptured)
     }
 
     // MARK: Faithful
@@ -107,7 +111,7 @@ final class FixtureResponder: Sendable {
         guard let exchange = exchanges!.withLock({ $0.match(method: request.method, path: request.path, range: request.range) }) else {
             let text = exchanges!.withLock { $0.notFoundText(for: request) }
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n\(request.keepAlive ? "" : "Connection: close\r\n")\r\n"
-            return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: request.keepAlive, summary: "\(request.summary) -> 404 (no such exchange in the capture)")
+            return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: request.keepAlive, summary: "\(request.summary) -> 404 (no such exchange in the capture)", status: 404)
         }
         // Every step at its recorded time after the request, scaled by the speed.
         let at = { (t: CaptureTime) -> ResponseProgram.Step? in
@@ -126,7 +130,7 @@ final class FixtureResponder: Sendable {
                 let text = message + "\n"
                 let head = "HTTP/1.1 \(status) \(status == 502 ? "Bad Gateway" : "Error")\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
                 steps.append(.send(Array((head + text).utf8), body: text.utf8.count))
-                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(status) as recorded (exchange \(exchange.id): \(message))")
+                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(status) as recorded (exchange \(exchange.id): \(message))", status: status)
             }
             return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> closed: exchange \(exchange.id) has no response head")
         }
@@ -138,7 +142,7 @@ final class FixtureResponder: Sendable {
         let withBody = exchange.hasBody(method: request.method)
         if withBody {
             if body == nil || exchange.missingBodies {
-                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(response.status), then closed: the capture has no body bytes for exchange \(exchange.id)")
+                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(response.status), then closed: the capture has no body bytes for exchange \(exchange.id)", status: response.status)
             }
             for chunk in exchange.chunks {
                 if let p = at(chunk.t) { steps.append(p) }
@@ -161,6 +165,6 @@ final class FixtureResponder: Sendable {
             keepAlive = false
         }
         let summary = "\(request.summary) -> \(response.status) as recorded (exchange \(exchange.id)) \(sent) B\(keepAlive ? "" : ", then close")"
-        return ResponseProgram(steps: steps, keepAlive: keepAlive, summary: summary)
+        return ResponseProgram(steps: steps, keepAlive: keepAlive, summary: summary, status: response.status)
     }
 }

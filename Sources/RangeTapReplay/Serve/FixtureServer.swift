@@ -60,13 +60,17 @@ public final class FixtureServer: Sendable {
     private let boundPort = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let tls: NIOSSLContext?
+    private let log: RequestLog?
 
     /// Reads the capture at `capturePath`; nothing listens until ``start()``. `port` 0 picks a
     /// free port. `lineSink` receives one line per answered request.
     /// With `tls`, it answers over HTTPS (a context presenting a certificate the client trusts,
-    /// such as one minted by rangetap's CA).
-    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, lineSink: (@Sendable (String) -> Void)? = nil) throws {
+    /// such as one minted by rangetap's CA). With `logsRequests`, it keeps every answered
+    /// request for ``requestLog()`` (tests; a long-running server would grow it without end).
+    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, logsRequests: Bool = false, lineSink: (@Sendable (String) -> Void)? = nil) throws {
         self.tls = tls
+        let log = logsRequests ? RequestLog() : nil
+        self.log = log
         let reader: CaptureReader
         do {
             reader = try CaptureReader(path: capturePath)
@@ -83,7 +87,7 @@ public final class FixtureServer: Sendable {
             } catch {
                 throw FixtureError.capture("\(error)")
             }
-            responder = FixtureResponder(exchanges: exchanges, body: body, speed: speed, lineSink: lineSink)
+            responder = FixtureResponder(exchanges: exchanges, body: body, speed: speed, lineSink: lineSink, requestLog: log)
         case .ideal:
             let index: ResourceIndex
             do {
@@ -93,7 +97,7 @@ public final class FixtureServer: Sendable {
             } catch {
                 throw FixtureError.capture("\(error)")
             }
-            responder = FixtureResponder(index: index, lineSink: lineSink)
+            responder = FixtureResponder(index: index, lineSink: lineSink, requestLog: log)
         }
         self.capturePath = capturePath
         self.mode = mode
@@ -142,6 +146,17 @@ public final class FixtureServer: Sendable {
 
     /// Requests and body bytes served so far.
     public var traffic: Traffic { responder.traffic }
+
+    /// The requests answered so far, in the order their answers began (empty unless made with
+    /// `logsRequests`). Waits for the connections' event loops first, so bytes a client has
+    /// received are counted. Requests that do not parse as HTTP/1.1 (answered 400) are not logged.
+    public func requestLog() async -> [ServedRequest] {
+        guard let log else { return [] }
+        for channel in clients.withLock({ Array($0.values) }) {
+            try? await channel.eventLoop.submit {}.get()
+        }
+        return log.snapshot
+    }
 
     /// Stops listening and closes every connection. Idempotent.
     public func stop() async {

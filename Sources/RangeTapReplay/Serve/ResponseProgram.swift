@@ -22,6 +22,8 @@ struct ResponseProgram: Sendable {
     var keepAlive: Bool
     /// The line for the log once the answer is written.
     var summary: String
+    /// The status sent, for the request log; nil when the connection closes without a head.
+    var status: Int?
     /// Set when the answer refuses bytes the capture never held: what was missing.
     var uncaptured: String?
 }
