@@ -82,7 +82,7 @@ struct LabFaultRuleTests {
 
     @Test func stallAfterAndForGoTogether() throws {
         let missingFor = try #require(ruleError("path=*.ts,stall-after=256k"))
-        #expect(missingFor == .conflict(what: "fault rule", rule: "path=*.ts,stall-after=256k", reason: "stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s"))
+        #expect(missingFor == .badCombination(what: "fault rule", rule: "path=*.ts,stall-after=256k", reason: "stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s"))
         let strayFor = try #require(ruleError("for=5s,status=500"))
         #expect(strayFor.description.contains("\"for=5s,status=500\""))
         #expect(strayFor.description.contains("for= goes with stall-after= only"))

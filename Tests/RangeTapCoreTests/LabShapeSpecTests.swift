@@ -146,5 +146,7 @@ struct LabShapeSpecTests {
             #expect(error.description.contains("t.trace"))
             #expect(error.description.contains("leave rate= out"))
         }
+        // A refusal worded by the caller is printed as it is.
+        #expect(LabSpecError.conflict("scope=connection: the scope is fixed when record starts").description == "scope=connection: the scope is fixed when record starts")
     }
 }

@@ -90,11 +90,11 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         }
         if let stall = actions.firstIndex(where: { $0.name == "stall-after" }), case .stallAfter(let bytes, _) = actions[stall] {
             guard let ns = stallFor else {
-                throw list.conflict("stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s")
+                throw list.badCombination("stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s")
             }
             actions[stall] = .stallAfter(bytes, forNs: ns)
         } else if stallFor != nil {
-            throw list.conflict("for= goes with stall-after= only, as in stall-after=256k,for=5s")
+            throw list.badCombination("for= goes with stall-after= only, as in stall-after=256k,for=5s")
         }
         guard !actions.isEmpty else { throw .noAction(rule: list.rule) }
         self.text = list.rule

@@ -71,8 +71,8 @@ struct KeyValueList {
     }
 
     /// The error for items that do not go together.
-    func conflict(_ reason: String) -> LabSpecError {
-        .conflict(what: what, rule: rule, reason: reason)
+    func badCombination(_ reason: String) -> LabSpecError {
+        .badCombination(what: what, rule: rule, reason: reason)
     }
 
     /// The item with `key`, if given.

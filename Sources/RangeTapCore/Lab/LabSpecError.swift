@@ -17,7 +17,10 @@ public enum LabSpecError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An item's value does not parse; `expected` says what it may be.
     case badValue(what: String, rule: String, item: String, expected: String)
     /// Items that cannot go together, or one that needs another (`for=` without `stall-after=`).
-    case conflict(what: String, rule: String, reason: String)
+    case badCombination(what: String, rule: String, reason: String)
+    /// A refusal its caller words in full: settings that do not go together across flags or
+    /// over time (`--shape` with a rate and `--shape-trace`; a scope changed while recording).
+    case conflict(String)
     /// A fault rule with match keys only: it would not change anything.
     case noAction(rule: String)
     /// A line of a Mahimahi trace is not a timestamp, or goes back in time.
@@ -45,8 +48,10 @@ public enum LabSpecError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(what) \"\(rule)\": \"\(item)\" repeats a key: give each key once; keys: \(Self.list(allowed))"
         case .badValue(let what, let rule, let item, let expected):
             "\(what) \"\(rule)\": \"\(item)\" is wrong: \(expected)"
-        case .conflict(let what, let rule, let reason):
+        case .badCombination(let what, let rule, let reason):
             "\(what) \"\(rule)\": \(reason)"
+        case .conflict(let message):
+            message
         case .noAction(let rule):
             "fault rule \"\(rule)\" has no action: a rule needs an action: \(Self.list(FaultAction.keys)); match keys (\(Self.list(FaultMatch.keys))) only choose the requests"
         case .badTraceLine(let name, let line, let text, let reason):

@@ -98,7 +98,7 @@ public struct ShapeSpec: Sendable, Equatable, CustomStringConvertible {
     /// already has a rate, since the trace is the rate.
     public func withTrace(_ trace: MahimahiTrace, name: String) throws(LabSpecError) -> ShapeSpec {
         if rateBitsPerSecond != nil {
-            throw .conflict(what: "shape", rule: description, reason: "a rate and a trace (\(name)) were both given: the trace sets the rate, so leave rate= out of --shape")
+            throw .badCombination(what: "shape", rule: description, reason: "a rate and a trace (\(name)) were both given: the trace sets the rate, so leave rate= out of --shape")
         }
         var spec = self
         spec.trace = trace
