@@ -1,0 +1,16 @@
+/// The seeded generator behind a shaped link's jitter (SplitMix64): the same seed gives the same
+/// samples, so tests and repeated runs are deterministic.
+struct LabRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator starting from `seed`.
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
