@@ -22,9 +22,12 @@ public struct ProbeOptions: Sendable {
     public var http2: Bool
     /// A PEM file of CA certificates to trust for https, beside the system's (curl's `--cacert`).
     public var caFile: String?
+    /// An HTTP proxy every request goes through (`http://HOST:PORT`), or nil to connect directly.
+    public var proxy: String?
 
     /// Options for probing `url`.
-    public init(url: String, headers: [String] = [], insecure: Bool = false, timeoutSeconds: Double = 10, referenceLimit: Int64 = 8 << 20, userAgent: String = "rangetap-probe/0.1", http2: Bool = false, caFile: String? = nil) {
+    public init(url: String, headers: [String] = [], insecure: Bool = false, timeoutSeconds: Double = 10, referenceLimit: Int64 = 8 << 20, userAgent: String = "rangetap-probe/0.1", http2: Bool = false, caFile: String? = nil, proxy: String? = nil) {
+        self.proxy = proxy
         self.url = url
         self.headers = headers
         self.insecure = insecure

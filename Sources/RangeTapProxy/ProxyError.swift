@@ -1,3 +1,6 @@
+import Foundation
+import NIOCore
+
 /// The proxy could not start or could not be configured as asked.
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
@@ -5,6 +8,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case badUpstream(String)
         case upstreamIsProxy(String, String)
         case bindFailed(String, String)
+        case addressInUse(String)
         case setup(String)
         case certificateAuthority(String)
         case upstreamCACertificates(String, String)
@@ -20,6 +24,13 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func upstreamIsProxy(_ url: String, listen: String) -> Self { .init(.upstreamIsProxy(url, listen)) }
     /// The listen address could not be bound.
     public static func bindFailed(_ address: String, _ reason: String) -> Self { .init(.bindFailed(address, reason)) }
+    /// Binding `address` (`HOST:PORT`) failed with `error`: a port in use says so, and any
+    /// other socket error in the system's words (`Permission denied`), not NIO's.
+    public static func cannotListen(_ address: String, _ error: any Error) -> Self {
+        guard let io = error as? IOError else { return .init(.bindFailed(address, "\(error)")) }
+        if io.errnoCode == EADDRINUSE { return .init(.addressInUse(address)) }
+        return .init(.bindFailed(address, String(cString: strerror(io.errnoCode))))
+    }
     /// libcurl or the capture could not be set up.
     public static func setup(_ reason: String) -> Self { .init(.setup(reason)) }
     /// The local CA for interception could not be loaded or created.
@@ -35,6 +46,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             "--upstream \(url) is not an absolute http:// or https:// URL (example: --upstream https://cdn.example.com)"
         case .upstreamIsProxy(let url, let listen):
             "--upstream \(url) is rangetap's own listen address (\(listen)): every request would be forwarded back to rangetap without end. Point --upstream at the origin server (another port or host), or --listen on another port."
+        case .addressInUse(let address):
+            "\(address) is already in use (another rangetap or server?): choose another port with --listen 127.0.0.1:PORT or -p PORT (0 picks a free one)"
         case .bindFailed(let address, let reason):
             "cannot listen on \(address): \(reason). Choose another port with --listen 127.0.0.1:PORT."
         case .setup(let reason):

@@ -99,7 +99,8 @@ public final class ProxyServer: Sendable {
         do {
             channel = try await bootstrap.bind(host: configuration.listenHost, port: configuration.listenPort).get()
         } catch {
-            throw .bindFailed("\(configuration.listenHost):\(configuration.listenPort)", "\(error)")
+            let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
+            throw .cannotListen("\(host):\(configuration.listenPort)", error)
         }
         serverChannel.withLock { $0 = channel }
         let port = channel.localAddress?.port ?? configuration.listenPort

@@ -27,6 +27,9 @@ public protocol RangeCache: AnyObject {
     var name: String { get }
     /// Resources evicted (or entries, for caches that evict parts of resources) so far.
     var evictions: Int { get }
+    /// Resources the cache refused to keep (all of them, or a part) because that alone would
+    /// exceed its capacity. The replay report names them.
+    var oversized: Set<String> { get }
     /// A response head for `info.url` arrived (may be called again for later exchanges).
     func resourceInfo(_ info: ResourceInfo) throws
     /// Body bytes of exchange `exchange` arrived, for resource offset `offset`.
@@ -37,4 +40,9 @@ public protocol RangeCache: AnyObject {
     /// The bytes the cache holds from `range.lowerBound` on, up to `range.upperBound`: all of
     /// them, a prefix, or none (empty).
     func read(resource: String, range: Range<Int64>) throws -> Data
+}
+
+extension RangeCache {
+    /// None: a cache that does not say refuses nothing.
+    public var oversized: Set<String> { [] }
 }

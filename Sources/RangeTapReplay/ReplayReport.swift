@@ -34,6 +34,9 @@ public struct ReplayReport: Sendable, Codable, Equatable {
     public var bytesFromNetwork: Int64
     /// Evictions the cache made.
     public var evictions: Int
+    /// Resources the cache refused to keep, wholly or in part, because that alone would exceed
+    /// its capacity (`--capacity`): their bytes came from the network in the second playback.
+    public var oversized: [String] = []
     /// Problems that stopped verification (a cache that crashed, hung or answered garbage).
     public var errors: [String]
 
@@ -45,6 +48,16 @@ public struct ReplayReport: Sendable, Codable, Equatable {
     /// Share of the second playback served from the cache.
     public var savedRatio: Double { bytesRequested > 0 ? Double(bytesFromCache) / Double(bytesRequested) : 0 }
 
+    /// ``savedRatio`` as a percentage with one decimal, rounded down: `100.0%` only when no byte
+    /// came from the network, `0.0%` only when none came from the cache.
+    public var savedPercentText: String {
+        guard bytesRequested > 0 else { return "0.0%" }
+        var tenths = Int64((savedRatio * 1000).rounded(.down))
+        if bytesFromNetwork > 0 { tenths = min(tenths, 999) }
+        if bytesFromCache > 0 { tenths = max(tenths, 1) }
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+
     /// Text for a person.
     public var text: String {
         var s = "cache: \(cache)\n"
@@ -55,8 +68,9 @@ public struct ReplayReport: Sendable, Codable, Equatable {
             s += "\n"
         }
         for e in errors { s += "  ERROR \(e)\n" }
+        for r in oversized { s += "  NOT CACHED \(r): larger than the cache's capacity (--capacity), so it was refused\n" }
         s += "second playback: \(requests) requests, \(bytesRequested) bytes: \(bytesFromCache) from cache, \(bytesFromNetwork) from network"
-        s += String(format: " (%.1f%% saved)", savedRatio * 100)
+        s += " (\(savedPercentText) saved)"
         s += ", \(evictions) evictions\n"
         return s
     }

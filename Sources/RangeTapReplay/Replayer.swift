@@ -154,6 +154,7 @@ public final class Replayer {
             }
         }
         report.evictions = cache.evictions
+        report.oversized = cache.oversized.sorted()
         report.verified = report.mismatches.isEmpty && report.errors.isEmpty
         return report
     }

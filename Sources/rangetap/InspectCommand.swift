@@ -8,7 +8,7 @@ struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Timeline, findings and summary of a capture.",
-        discussion: "Colour on a terminal, none when piped or with NO_COLOR. --json prints the schema of docs/inspect-json.md."
+        discussion: "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -23,13 +23,16 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Also write a self-contained HTML report (waterfall, findings, table) to this file.")
     var html: String?
 
+    @Option(name: .long, help: ArgumentHelp("Colour the text: auto (on a terminal and NO_COLOR unset), always or never.", valueName: "when"))
+    var color: ColorChoice = .auto
+
     func validate() throws {
         if json && follow { throw ValidationError("--follow prints text rows as they come; use it without --json") }
         if follow && html != nil { throw ValidationError("--html writes a finished report; use it without --follow") }
     }
 
     func run() async throws {
-        let colour = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        let colour = color.enabled()
         if follow {
             try await followCapture(colour: colour)
             return

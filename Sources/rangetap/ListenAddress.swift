@@ -5,6 +5,21 @@ struct ListenAddress {
     var host: String
     var port: Int
 
+    /// The address of `--listen TEXT` or `-p PORT` (127.0.0.1:PORT), else `defaultText`.
+    init(listen: String?, port: Int?, default defaultText: String) throws {
+        switch (listen, port) {
+        case (_?, _?):
+            throw ValidationError("give --listen HOST:PORT or -p PORT, not both")
+        case (nil, let port?):
+            guard (0...65535).contains(port) else {
+                throw ValidationError("-p \(port): expected a TCP port, 1-65535 (0 picks a free one)")
+            }
+            try self.init("127.0.0.1:\(port)")
+        case (let text, nil):
+            try self.init(text ?? defaultText)
+        }
+    }
+
     init(_ text: String) throws {
         var host = "127.0.0.1"
         var portText = Substring(text)

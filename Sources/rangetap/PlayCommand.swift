@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapCore
 import RangeTapPlay
 
 /// `rangetap play`: a scripted player that fetches a URL the way a real one does.
@@ -10,8 +11,8 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: """
         Patterns: avplayer (\(PlayPattern.avplayer.summary)); linear (\(PlayPattern.linear.summary)); \
         seeky (\(PlayPattern.seeky.summary)). Open-ended requests are cancelled after --chunk-bytes, \
-        which also bounds what a server that ignores Range can send. Pass --proxy to record the \
-        session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
+        which also bounds what a server that ignores Range can send. Pass -x/--proxy (or set \
+        http_proxy/https_proxy, as for curl) to record the session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
         1 the server misbehaved, 2 bad arguments or the server could not be reached.
         """
     )
@@ -22,10 +23,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "How to fetch: avplayer, linear or seeky.")
     var pattern: String = PlayPattern.avplayer.rawValue
 
-    @Option(name: .long, help: "HTTP proxy to go through, such as http://127.0.0.1:8080 (a rangetap record).")
-    var proxy: String?
+    @OptionGroup var proxyOptions: ProxyOptions
 
-    @Option(name: .long, help: "Bytes to read before cancelling an open-ended request (a number, or with k/m: 256k, 1m).")
+    @Option(name: .long, help: ArgumentHelp("Bytes to read before cancelling an open-ended request: bytes, or 256k, 1m.", valueName: "size"))
     var chunkBytes: String = "256k"
 
     @Option(name: .long, help: "Seed of the seek positions (the same seed gives the same requests).")
@@ -34,13 +34,15 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the steps as a JSON array instead of text lines.")
     var json = false
 
+    @OptionGroup var logging: VerboseOption
+
     /// The checked arguments. Checked in `run` rather than `validate` so that a bad value exits
     /// with status 2, as documented, instead of argument-parser's usage status.
     private func checkedArguments() throws(PlayArgumentError) -> (PlayPattern, Int64) {
         guard let pattern = PlayPattern(rawValue: pattern.lowercased()) else {
             throw .unknownPattern(pattern)
         }
-        guard let bytes = Self.byteCount(chunkBytes), bytes >= 1 else {
+        guard let bytes = try? SizeText.bytes(chunkBytes), bytes >= 1 else {
             throw .badChunkBytes(chunkBytes)
         }
         let lower = url.lowercased()
@@ -48,20 +50,6 @@ struct PlayCommand: AsyncParsableCommand {
             throw .notHTTP(url)
         }
         return (pattern, bytes)
-    }
-
-    /// `262144`, `256k`, `256KiB`, `1m`, `1MiB` → bytes.
-    static func byteCount(_ text: String) -> Int64? {
-        var digits = Substring(text.lowercased())
-        var scale: Int64 = 1
-        for (suffix, factor) in [("kib", Int64(1024)), ("mib", 1 << 20), ("k", 1024), ("m", 1 << 20), ("b", 1)] where digits.hasSuffix(suffix) {
-            digits = digits.dropLast(suffix.count)
-            scale = factor
-            break
-        }
-        guard let n = Int64(digits) else { return nil }
-        let (bytes, overflow) = n.multipliedReportingOverflow(by: scale)
-        return overflow ? nil : bytes
     }
 
     func run() async throws {
@@ -74,6 +62,9 @@ struct PlayCommand: AsyncParsableCommand {
             stderr.write("rangetap: \(error)")
             throw ExitCode(2)
         }
+        let logger = logging.bootstrap("rangetap.play")
+        let proxy = proxyOptions.selection(for: url, environment: ProcessInfo.processInfo.environment, logger: logger).proxy
+        logger.debug("pattern \(pattern.rawValue), cancelling open-ended requests after \(readBytes) bytes, seed \(seed)")
         let result: PlayResult
         do {
             result = try await ScriptedPlayer.run(
@@ -119,7 +110,9 @@ struct PlayArgumentError: Error, CustomStringConvertible {
         case .unknownPattern(let p):
             "--pattern \(p): unknown pattern; use one of \(PlayPattern.allCases.map(\.rawValue).joined(separator: ", "))"
         case .badChunkBytes(let t):
-            "--chunk-bytes \(t): expected a positive number of bytes, such as 262144, 256k or 1m"
+            (try? SizeText.bytes(t)) == nil
+                ? "--chunk-bytes: \(SizeText.ParseError(text: t))"
+                : "--chunk-bytes \(t): give at least 1 byte, such as 262144, 256k or 1m"
         case .notHTTP(let url):
             "\(url) is not an http:// or https:// URL; pass the media URL, such as http://127.0.0.1:8081/movie.mp4"
         }

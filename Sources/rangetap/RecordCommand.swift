@@ -16,8 +16,11 @@ struct RecordCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "Address to listen on, HOST:PORT or PORT.")
-    var listen: String = "127.0.0.1:8080"
+    @Option(name: .long, help: ArgumentHelp("Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8080).", valueName: "address"))
+    var listen: String?
+
+    @Option(name: .customShort("p"), help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
+    var port: Int?
 
     @Option(name: .long, help: "Reverse-proxy mode: send origin-form requests to this http(s) URL.")
     var upstream: String?
@@ -31,8 +34,8 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep Authorization, Cookie, Set-Cookie and Proxy-Authorization values in the capture.")
     var keepSecrets = false
 
-    @Option(name: .long, help: "SO_SNDBUF for client sockets, in bytes, to measure cancel points tightly.")
-    var clientSndbuf: Int?
+    @Option(name: .long, help: ArgumentHelp("SO_SNDBUF for client sockets, to measure cancel points tightly: bytes, or 16k, 1m.", valueName: "size"))
+    var clientSndbuf: String?
 
     @Flag(name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
     var allowRemote = false
@@ -70,31 +73,30 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
     var upstreamIdleTimeout = "60s"
 
-    @Flag(name: .shortAndLong, help: "Log proxy internals to stderr.")
-    var verbose = false
+    @OptionGroup var logging: VerboseOption
+
+    /// `--client-sndbuf` in bytes.
+    private func sendBuffer() throws -> Int? {
+        guard let clientSndbuf else { return nil }
+        do { return Int(try SizeText.bytes(clientSndbuf)) } catch { throw ValidationError("--client-sndbuf: \(error)") }
+    }
 
     func validate() throws {
-        _ = try ListenAddress(listen)
-        do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error)") }
-        do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error)") }
-        if let s = clientSndbuf, s < 1024 { throw ValidationError("--client-sndbuf must be at least 1024 bytes") }
+        _ = try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8080")
+        do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error); 0 for no limit") }
+        do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit") }
+        if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) { throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g") }
         for pattern in noIntercept where HostPattern(pattern) == nil {
             throw ValidationError("--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
         }
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = .warning
-            return h
-        }
-        var logger = Logger(label: "rangetap")
-        logger.logLevel = verbose ? .debug : .warning
-        let address = try ListenAddress(listen)
+        let logger = logging.bootstrap("rangetap")
+        let address = try ListenAddress(listen: listen, port: self.port, default: "127.0.0.1:8080")
         var config = ProxyConfiguration(
             listenHost: address.host, listenPort: address.port, upstream: upstream, capturePath: output,
-            recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: clientSndbuf,
+            recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: try sendBuffer(),
             allowRemote: allowRemote, insecureUpstream: insecure)
         config.headTimeoutMs = try DurationText.milliseconds(headTimeout)
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
@@ -120,6 +122,7 @@ struct RecordCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let server: ProxyServer
+        let captureDirectory = NewCaptureDirectory(path: output)
         do {
             server = try ProxyServer(configuration: config, logger: logger) { line in stderr.write(line) }
         } catch {
@@ -131,6 +134,8 @@ struct RecordCommand: AsyncParsableCommand {
             port = try await server.start()
         } catch {
             await server.stop()
+            // Nothing was recorded: no capture directory is left behind.
+            captureDirectory.discard(logger: logger)
             stderr.write("rangetap: \(error)")
             throw ExitCode(2)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapCore
 import RangeTapReplay
 
 /// `rangetap replay`: prove a cache hands back exactly the bytes the origin sent.
@@ -30,17 +31,17 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --through: the 127.0.0.1 port of the origin the proxy forwards to (default: a free one, printed, and on a terminal the replay waits for Enter).")
     var originPort: Int?
 
-    @Option(name: .long, help: "With --through: seconds the proxy may take for one response.")
-    var timeout: Double = 30
+    @Option(name: .long, help: ArgumentHelp("With --through: how long the proxy may take for one response: 30s, 500ms, 2m, or a number of seconds.", valueName: "duration"))
+    var timeout: String = "30s"
 
-    @Option(name: .long, help: "Capacity of a built-in cache in bytes (oldest entries are evicted first).")
-    var capacity: Int64 = 1 << 40
+    @Option(name: .long, help: ArgumentHelp("Capacity of a built-in cache: bytes, or 256k, 100m, 2g (default: no limit). Oldest entries are evicted first; a resource larger than the whole capacity is not cached (the report says NOT CACHED).", valueName: "size"))
+    var capacity: String?
 
     @Option(name: .long, help: "Directory for the built-in cache's files (default: a new temporary one, removed afterwards).")
     var cacheDir: String?
 
-    @Option(name: .long, help: "Seconds an external cache may take to answer one message.")
-    var cacheTimeout: Double = 10
+    @Option(name: .long, help: ArgumentHelp("How long an external cache may take to answer one message: 10s, 500ms, or a number of seconds.", valueName: "duration"))
+    var cacheTimeout: String = "10s"
 
     @Flag(name: .long, help: "Print JSON (docs/replay-json.md).")
     var json = false
@@ -52,9 +53,21 @@ struct ReplayCommand: AsyncParsableCommand {
         if through == nil && originPort != nil { throw ValidationError("--origin-port goes with --through") }
         if let originPort, !(1...65535).contains(originPort) { throw ValidationError("--origin-port must be a TCP port (1-65535)") }
         if let through, !ThroughProxyReplay.isValidProxyURL(through) { throw ValidationError(FixtureError.badProxyURL(through).description) }
-        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if try seconds(timeout, "--timeout") <= 0 { throw ValidationError("--timeout \(timeout): must be more than 0") }
+        if try seconds(cacheTimeout, "--cache-timeout") <= 0 { throw ValidationError("--cache-timeout \(cacheTimeout): must be more than 0") }
         if let cache, CacheStrategy(rawValue: cache) == nil { throw ValidationError(ReplayError.unknownStrategy(cache).description) }
-        if capacity <= 0 { throw ValidationError("--capacity must be positive") }
+        if try capacityBytes() <= 0 { throw ValidationError("--capacity \(capacity ?? ""): must be at least 1 byte") }
+    }
+
+    /// `--capacity` in bytes; 1 TiB (no practical limit) when not given.
+    private func capacityBytes() throws -> Int64 {
+        guard let capacity else { return 1 << 40 }
+        do { return try SizeText.bytes(capacity) } catch { throw ValidationError("--capacity: \(error)") }
+    }
+
+    /// A duration flag in seconds (a plain number is seconds, as these flags always took).
+    private func seconds(_ text: String, _ flag: String) throws -> Double {
+        do { return try DurationText.seconds(text, bareNumber: .seconds) } catch { throw ValidationError("\(flag): \(error)") }
     }
 
     func run() async throws {
@@ -72,7 +85,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var report: ReplayReport
         if let cacheCommand {
             do {
-                let external = try ExternalCache(command: cacheCommand, timeout: cacheTimeout)
+                let external = try ExternalCache(command: cacheCommand, timeout: try seconds(cacheTimeout, "--cache-timeout"))
                 report = try replayer.run(external)
             } catch let e as ReplayError {
                 report = .failed(cache: "command: \(cacheCommand)", error: e.description)
@@ -82,7 +95,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let dir = cacheDir ?? NSTemporaryDirectory() + "rangetap-replay-\(UUID().uuidString.prefix(8))"
             defer { if cacheDir == nil { try? FileManager.default.removeItem(atPath: dir) } }
             do {
-                report = try replayer.run(try strategy.make(directory: dir, capacity: capacity))
+                report = try replayer.run(try strategy.make(directory: dir, capacity: try capacityBytes()))
             } catch {
                 StandardError().write("rangetap: \(error)")
                 throw ExitCode(2)
@@ -113,7 +126,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let replay: ThroughProxyReplay
         let port: Int
         do {
-            replay = try ThroughProxyReplay(capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0, timeout: timeout)
+            replay = try ThroughProxyReplay(capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0, timeout: try seconds(timeout, "--timeout"))
             port = try await replay.startOrigin()
         } catch {
             stderr.write("rangetap: \(error)")

@@ -11,10 +11,13 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve a capture as an HTTP/1.1 origin: faithfully as recorded, or with ideal range handling.",
         discussion: """
-        --faithful (the default) answers each recorded request (matched by method, path with query \
-        and Range value) exactly as it was answered: the raw status and header lines, the body in \
+        --faithful (the default) answers each recorded request (matched by host, method, path with \
+        query and Range value; --match path ignores the host) exactly as it was answered: the raw status and header lines, the body in \
         the recorded chunk sizes at the recorded pace (--speed scales it), drops and cancels \
-        included; an unknown request gets a 404 listing what the capture has. --ideal serves the \
+        included; an unknown request gets a 404 listing what the capture has. The host comes from an \
+        absolute-form target (serve used as a proxy: curl -x) or the Host header; the same host on \
+        another port (serve's own) matches that host, and a host the capture never saw (the client \
+        named serve itself) matches any. --ideal serves the \
         captured bytes of each resource with RFC 9110 range handling: 200, 206, \
         multipart/byteranges, 416 (bytes */LENGTH) for bytes past the end or never captured, HEAD. \
         Prints the address to stderr, one line per request; Ctrl-C stops. See docs/replay.md.
@@ -36,8 +39,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
     var capture: String
 
-    @Option(name: .long, help: "Address to listen on, HOST:PORT or PORT (port 0 picks a free one).")
-    var listen: String = "127.0.0.1:8081"
+    @Option(name: .long, help: ArgumentHelp("Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8081).", valueName: "address"))
+    var listen: String?
+
+    @Option(name: .customShort("p"), help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
+    var port: Int?
+
+    /// How `--faithful` finds the recorded exchange of a request.
+    enum Match: String, ExpressibleByArgument, CaseIterable {
+        case hostPath = "host-path"
+        case path
+
+        var matching: FixtureServer.Matching {
+            switch self {
+            case .hostPath: .hostAndPath
+            case .path: .path
+            }
+        }
+    }
+
+    @Option(name: .long, help: ArgumentHelp("How --faithful matches requests: host-path (host, path with query and Range), or path (any host, as before).", valueName: "host-path|path"))
+    var match: Match = .hostPath
 
     @Flag(exclusivity: .exclusive)
     var mode: Mode = .faithful
@@ -57,18 +79,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"))
     var caDir: String?
 
+    /// `--listen`, `-p` or the default.
+    private func listenAddress() throws -> ListenAddress {
+        try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8081")
+    }
+
     func validate() throws {
-        let address = try ListenAddress(listen)
+        let address = try listenAddress()
         if !allowRemote && !Self.isLoopback(address.host) {
-            throw ValidationError("--listen \(listen) is not a loopback address: add --allow-remote to serve the capture to other machines")
+            throw ValidationError("--listen \(listen ?? "") is not a loopback address: add --allow-remote to serve the capture to other machines")
         }
+        if match != .hostPath && mode == .ideal { throw ValidationError("--match chooses how --faithful matches requests; --ideal serves resources by path") }
         if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be a number >= 0 (0: no pauses)") }
         if mode == .ideal && speed != 1 { throw ValidationError("--speed paces --faithful only") }
     }
 
     func run() async throws {
         let stderr = StandardError()
-        let address = try ListenAddress(listen)
+        let address = try listenAddress()
         var sink: (@Sendable (String) -> Void)?
         if !quiet {
             sink = { line in stderr.write("rangetap: " + line) }
@@ -91,7 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             server = try FixtureServer(
                 capturePath: capture, mode: mode == .ideal ? FixtureServer.Mode.ideal : FixtureServer.Mode.faithful, host: address.host, port: address.port,
-                speed: speed, tls: context, lineSink: sink)
+                speed: speed, tls: context, matching: match.matching, lineSink: sink)
             port = try await server.start()
         } catch {
             stderr.write("rangetap: \(error)")

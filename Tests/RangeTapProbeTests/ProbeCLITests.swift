@@ -24,10 +24,10 @@ struct ProbeCLITests {
         #expect(warnArea.lowerBound < passArea.lowerBound)
     }
 
-    @Test func exitOneWhenACheckFailsAndVerboseShowsTheEvidence() throws {
+    @Test func exitOneWhenACheckFailsAndEvidenceShowsTheHeads() throws {
         let origin = try QuirkOrigin(size: 64 * 1024)
         defer { origin.stop() }
-        let r = try rangetap([origin.url("/strict/clamp-416"), "--verbose"])
+        let r = try rangetap([origin.url("/strict/clamp-416"), "--evidence"])
         #expect(r.status == 1, "\(r.stderr)")
         let lines = r.text.split(separator: "\n").map(String.init)
         // Failures first: the first check line of the report is the failed one.

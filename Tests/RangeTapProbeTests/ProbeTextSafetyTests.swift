@@ -1,7 +1,7 @@
 @testable import RangeTapProbe
 import Testing
 
-/// `probe --verbose` prints the origin's raw head: escape sequences in it must not reach the terminal.
+/// `probe --evidence` prints the origin's raw head: escape sequences in it must not reach the terminal.
 @Suite struct ProbeTextSafetyTests {
     @Test func evidenceLinesEscapeControlCharacters() {
         let evidence = ProbeEvidence(

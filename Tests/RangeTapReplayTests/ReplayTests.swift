@@ -81,10 +81,70 @@ struct ReplayTests {
         }
     }
 
-    @Test func capacityEvictsOldestFirstAndStaysExact() throws {
-        let report = try Replayer(path: sample("curl-ranges")).run(try CacheStrategy.sparse.make(directory: Paths.temporaryDirectory("c"), capacity: 1000))
+    @Test func capacityEvictsOldestFirstAndStaysExact() async throws {
+        // Two resources of 1000 and 500 bytes in a 1200-byte cache: the second evicts the first.
+        let origin = try QuirkOrigin(size: 1 << 16)
+        let proxy = try await ProxyHarness()
+        for (query, range) in [("a", "0-999"), ("b", "0-499")] {
+            _ = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-r", range, origin.url("/normal?r=\(query)"), "-o", "/dev/null"])
+        }
+        _ = try await proxy.stopAndRead()
+        for strategy in [CacheStrategy.sparse, .prefix, .fragments] {
+            let report = try Replayer(path: proxy.capturePath).run(try strategy.make(directory: Paths.temporaryDirectory("c"), capacity: 1200))
+            #expect(report.verified, "\(strategy): \(report.text)")
+            #expect(report.evictions > 0, "\(strategy): \(report.text)")
+            #expect(report.oversized.isEmpty, "\(strategy): \(report.text)")
+        }
+    }
+
+    /// A capacity smaller than the one resource of the capture (1.46 MB): the cache refuses it
+    /// instead of holding it all, the files never pass the capacity, and the report says so.
+    @Test(arguments: CacheStrategy.allCases)
+    func aResourceLargerThanTheCapacityIsRefused(strategy: CacheStrategy) throws {
+        let dir = Paths.temporaryDirectory("c")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cache = try strategy.make(directory: dir, capacity: 1000)
+        let report = try Replayer(path: sample("python-http-server")).run(cache)
         #expect(report.verified, "\(report.text)")
-        #expect(report.evictions > 0)
+        #expect(report.bytesRequested > 1_000_000)
+        #expect(report.bytesFromCache <= Int64(report.requests) * 1000, "\(report.text)")
+        #expect(report.bytesFromCache + report.bytesFromNetwork == report.bytesRequested)
+        #expect(report.oversized.count == 1 && report.oversized[0].hasSuffix(".mp4"), "\(report.oversized)")
+        #expect(report.text.contains("NOT CACHED \(report.oversized.first ?? "?")"))
+        #expect(!report.text.contains("100.0% saved"))
+        let held = try FileManager.default.contentsOfDirectory(atPath: dir).map { name in
+            (try FileManager.default.attributesOfItem(atPath: dir + "/" + name)[.size] as? Int64) ?? 0
+        }
+        #expect(held.reduce(0, +) <= 1000, "\(held)")
+    }
+
+    @Test func savedPercentIsNeverRoundedUpToAllOrDownToNothing() {
+        var r = ReplayReport.failed(cache: "x", error: "")
+        (r.bytesRequested, r.bytesFromCache, r.bytesFromNetwork) = (1_460_000, 1_459_999, 1)
+        #expect(r.savedPercentText == "99.9%")
+        (r.bytesFromCache, r.bytesFromNetwork) = (1, 1_459_999)
+        #expect(r.savedPercentText == "0.1%")
+        (r.bytesFromCache, r.bytesFromNetwork) = (1_460_000, 0)
+        #expect(r.savedPercentText == "100.0%")
+        (r.bytesFromCache, r.bytesFromNetwork) = (730_000, 730_000)
+        #expect(r.savedPercentText == "50.0%")
+        (r.bytesFromCache, r.bytesFromNetwork) = (0, 1_460_000)
+        #expect(r.savedPercentText == "0.0%")
+    }
+
+    @Test func commandLineCapacityTakesSizesAndIsHonoured() throws {
+        let small = try runCommand(Paths.rangetap, ["replay", sample("python-http-server"), "--cache", "sparse", "--capacity", "1k"])
+        #expect(small.status == 0, "\(small.stderr)")
+        #expect(small.text.contains("NOT CACHED"), "\(small.text)")
+        #expect(!small.text.contains("100.0% saved"), "\(small.text)")
+        let large = try runCommand(Paths.rangetap, ["replay", sample("python-http-server"), "--cache", "sparse", "--capacity", "2m", "--json"])
+        #expect(large.status == 0, "\(large.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: large.stdout) as? [String: Any])
+        #expect(json["oversized"] as? [String] == [])
+        #expect((json["bytesFromCache"] as? Int ?? 0) > 1_000_000)
+        let bad = try runCommand(Paths.rangetap, ["replay", sample("python-http-server"), "--cache", "sparse", "--capacity", "lots"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--capacity") && bad.stderr.contains("\"lots\" is not a size"), "\(bad.stderr)")
     }
 
     // MARK: External caches

@@ -71,6 +71,7 @@ final class ProbeClient: Sendable {
             url: options.url, method: request.method, headers: lines, insecure: options.insecure,
             connectTimeoutMs: options.timeoutMs, http10: request.http10, timeoutMs: options.timeoutMs)
         curlRequest.caFile = options.caFile
+        curlRequest.proxy = options.proxy
         if options.http2, !request.http10 {
             curlRequest.http2 = options.isHTTPS ? .overTLS : .priorKnowledge
             // Each h2c request on a connection of its own where libcurl cannot reuse one.

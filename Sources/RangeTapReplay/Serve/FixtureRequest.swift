@@ -9,6 +9,8 @@ struct FixtureRequest: Sendable {
     var target: String
     /// The target in origin form: path and query (`/a.mp4?x=1`).
     var path: String
+    /// The origin asked for: the absolute-form target's, else the `Host` header's.
+    var origin: RequestOrigin?
     /// The first `Range` value, if any.
     var range: String?
     /// The first `If-Range` value, if any.
@@ -25,6 +27,7 @@ struct FixtureRequest: Sendable {
         method = head.method.rawValue
         target = head.uri
         path = RequestPath.originForm(head.uri)
+        origin = RequestOrigin(url: head.uri) ?? head.headers.first(name: "Host").flatMap { RequestOrigin(hostHeader: $0, defaultPort: nil) }
         range = head.headers.first(name: "Range")
         ifRange = head.headers.first(name: "If-Range")
         keepAlive = head.isKeepAlive
@@ -33,11 +36,12 @@ struct FixtureRequest: Sendable {
     }
 
     /// A request built from parts (tests).
-    init(method: String, target: String, range: String? = nil, ifRange: String? = nil, keepAlive: Bool = true, isHTTP10: Bool = false, arrived: NIODeadline = .now()) {
+    init(method: String, target: String, host: String? = nil, range: String? = nil, ifRange: String? = nil, keepAlive: Bool = true, isHTTP10: Bool = false, arrived: NIODeadline = .now()) {
         self.isHTTP10 = isHTTP10
         self.method = method
         self.target = target
         path = RequestPath.originForm(target)
+        origin = RequestOrigin(url: target) ?? host.flatMap { RequestOrigin(hostHeader: $0, defaultPort: nil) }
         self.range = range
         self.ifRange = ifRange
         self.keepAlive = keepAlive

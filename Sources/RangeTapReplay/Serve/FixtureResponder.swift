@@ -108,7 +108,7 @@ final class FixtureResponder: Sendable {
     // MARK: Faithful
 
     private func faithfulProgram(for request: FixtureRequest) -> ResponseProgram {
-        guard let exchange = exchanges!.withLock({ $0.match(method: request.method, path: request.path, range: request.range) }) else {
+        guard let exchange = exchanges!.withLock({ $0.match(method: request.method, origin: request.origin, path: request.path, range: request.range) }) else {
             let text = exchanges!.withLock { $0.notFoundText(for: request) }
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n\(request.keepAlive ? "" : "Connection: close\r\n")\r\n"
             return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: request.keepAlive, summary: "\(request.summary) -> 404 (no such exchange in the capture)", status: 404)

@@ -28,6 +28,17 @@ public final class FixtureServer: Sendable {
         case ideal
     }
 
+    /// How ``Mode/faithful`` finds the recorded exchange for a request.
+    public enum Matching: String, Sendable, CaseIterable {
+        /// Host (from the absolute-form target or the `Host` header), method, path with query
+        /// and Range value: a capture of two origins answers each with its own bytes. A host
+        /// the capture never saw (the client named the server itself) matches any origin; the
+        /// same host on another port matches that host.
+        case hostAndPath = "host-path"
+        /// Method, path with query and Range value, whatever the host.
+        case path
+    }
+
     /// What the server has answered so far.
     public struct Traffic: Sendable, Equatable {
         /// Requests answered (or being answered).
@@ -67,7 +78,9 @@ public final class FixtureServer: Sendable {
     /// With `tls`, it answers over HTTPS (a context presenting a certificate the client trusts,
     /// such as one minted by rangetap's CA). With `logsRequests`, it keeps every answered
     /// request for ``requestLog()`` (tests; a long-running server would grow it without end).
-    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, logsRequests: Bool = false, lineSink: (@Sendable (String) -> Void)? = nil) throws {
+    /// `matching` says how faithful mode finds a request's exchange (``Matching/hostAndPath``
+    /// by default).
+    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, matching: Matching = .hostAndPath, logsRequests: Bool = false, lineSink: (@Sendable (String) -> Void)? = nil) throws {
         self.tls = tls
         let log = logsRequests ? RequestLog() : nil
         self.log = log
@@ -83,7 +96,7 @@ public final class FixtureServer: Sendable {
         case .faithful:
             let exchanges: RecordedExchanges
             do {
-                exchanges = try RecordedExchanges(reader: reader)
+                exchanges = try RecordedExchanges(reader: reader, matching: matching)
             } catch {
                 throw FixtureError.capture("\(error)")
             }
@@ -130,7 +143,7 @@ public final class FixtureServer: Sendable {
         do {
             channel = try await bootstrap.bind(host: host, port: requestedPort).get()
         } catch {
-            throw FixtureError.bindFailed("\(host):\(requestedPort)", "\(error)")
+            throw FixtureError.cannotListen("\(host.contains(":") ? "[\(host)]" : host):\(requestedPort)", error)
         }
         serverChannel.withLock { $0 = channel }
         let port = channel.localAddress?.port ?? requestedPort

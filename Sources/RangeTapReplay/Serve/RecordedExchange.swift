@@ -36,6 +36,8 @@ struct RecordedExchange: Sendable {
     var path: String
     /// The raw `Range` value asked.
     var range: String?
+    /// The origin the request went to (from its recorded URL), if known.
+    var origin: RequestOrigin? = nil
     var requestAt: CaptureTime
     var interims: [Head] = []
     var response: Head?
@@ -70,6 +72,6 @@ struct RecordedExchange: Sendable {
 
     /// `#3 GET /a.mp4 range=bytes=0-1 -> 206`, for 404 bodies.
     var summary: String {
-        "#\(id) \(method) \(path)\(range.map { " range=\($0)" } ?? "") -> \(response.map { String($0.status) } ?? "no response")"
+        "#\(id) \(method) \(path)\(range.map { " range=\($0)" } ?? "") -> \(response.map { String($0.status) } ?? "no response")\(origin.map { " (host \($0))" } ?? "")"
     }
 }

@@ -1,6 +1,10 @@
 import Foundation
 
 /// Files of a file-backed cache in one directory, with a capacity and oldest-first eviction.
+///
+/// The files never hold more than the capacity once ``update(_:path:bytes:)`` returns: older
+/// entries are evicted first, and an entry that alone exceeds the capacity is refused (its file
+/// deleted, its key remembered in ``refused`` so the strategy stores no more of it).
 final class CacheStorage {
     /// One evictable entry: a file and the bytes it holds.
     struct Entry {
@@ -15,6 +19,8 @@ final class CacheStorage {
     private(set) var entries: [String: Entry] = [:]
     private var sequence = 0
     private(set) var evictions = 0
+    /// Keys refused because they alone exceed the capacity, with the bytes they had reached.
+    private(set) var refused: [String: Int64] = [:]
     /// Called when an entry is evicted, so the strategy can forget its index.
     var onEvict: ((String) -> Void)?
 
@@ -35,8 +41,18 @@ final class CacheStorage {
     }
 
     /// Records that `key`'s file now holds `bytes`, then evicts oldest entries while over capacity
-    /// (never the entry just touched).
-    func update(_ key: String, path: String, bytes: Int64) {
+    /// (never the entry just touched). An entry larger than the whole capacity is refused instead:
+    /// its file is deleted and ``isRefused(_:)`` answers true from then on. Returns whether the
+    /// entry is kept.
+    @discardableResult
+    func update(_ key: String, path: String, bytes: Int64) -> Bool {
+        if bytes > capacity {
+            if entries[key] == nil { try? FileManager.default.removeItem(atPath: path) }
+            remove(key)
+            refused[key] = max(bytes, refused[key] ?? 0)
+            onEvict?(key)
+            return false
+        }
         if entries[key] == nil {
             sequence += 1
             entries[key] = Entry(key: key, path: path, bytes: bytes, created: sequence)
@@ -50,12 +66,24 @@ final class CacheStorage {
             total -= oldest.bytes
             onEvict?(oldest.key)
         }
+        return true
     }
+
+    /// Whether `key` was refused for exceeding the capacity on its own.
+    func isRefused(_ key: String) -> Bool { refused[key] != nil }
 
     /// Deletes an entry and its file.
     func remove(_ key: String) {
         guard let e = entries.removeValue(forKey: key) else { return }
         try? FileManager.default.removeItem(atPath: e.path)
+    }
+
+    /// The file span `count` bytes at `offset` take, or an error when they lie outside any file.
+    static func span(_ count: Int, at offset: Int64, path: String) throws -> Range<Int64> {
+        guard offset >= 0, let end = offset.addingChecked(Int64(count)) else {
+            throw ReplayError.cacheIO("cannot write \(count) bytes at offset \(offset) of \(path): not a file offset")
+        }
+        return offset..<end
     }
 
     /// Writes `bytes` at `offset` of the file at `path` (created if missing; holes stay sparse).
@@ -65,9 +93,7 @@ final class CacheStorage {
                 throw ReplayError.cacheIO("cannot create \(path)")
             }
         }
-        guard offset >= 0, offset.addingChecked(Int64(bytes.count)) != nil else {
-            throw ReplayError.cacheIO("cannot write \(bytes.count) bytes at offset \(offset) of \(path): not a file offset")
-        }
+        _ = try span(bytes.count, at: offset, path: path)
         guard let h = FileHandle(forWritingAtPath: path) else { throw ReplayError.cacheIO("cannot open \(path) for writing") }
         defer { try? h.close() }
         try h.seek(toOffset: UInt64(offset))

@@ -24,25 +24,35 @@ public final class FragmentCache: RangeCache {
     }
 
     public var evictions: Int { storage.evictions }
+    public private(set) var oversized: Set<String> = []
 
     public func resourceInfo(_ info: ResourceInfo) throws {}
 
     public func store(_ bytes: Data, at offset: Int64, resource: String, exchange: Int) throws {
+        // The rest of a fragment refused for its size is not stored either.
+        if let key = open[exchange], storage.isRefused(key) { return }
         var list = fragments[resource] ?? []
         let end = offset + Int64(bytes.count)
+        // Each fragment is accounted before its write: one past the capacity is refused, never written.
         if let key = open[exchange], let i = list.firstIndex(where: { $0.key == key }), list[i].end == offset {
+            guard storage.update(key, path: storage.path(for: key), bytes: end - list[i].start) else {
+                oversized.insert(resource)
+                return
+            }
             try CacheStorage.write(bytes, at: offset - list[i].start, path: storage.path(for: key))
             list[i].end = end
             fragments[resource] = list
-            storage.update(key, path: storage.path(for: key), bytes: end - list[i].start)
             return
         }
         let key = "\(resource)#\(offset)#\(exchange)"
+        open[exchange] = key
+        guard storage.update(key, path: storage.path(for: key), bytes: end - offset) else {
+            oversized.insert(resource)
+            return
+        }
         try CacheStorage.write(bytes, at: 0, path: storage.path(for: key))
         list.append(Fragment(key: key, start: offset, end: end))
         fragments[resource] = list
-        open[exchange] = key
-        storage.update(key, path: storage.path(for: key), bytes: end - offset)
     }
 
     public func exchangeEnded(resource: String, exchange: Int, complete: Bool) throws {

@@ -14,17 +14,22 @@ public final class PrefixCache: RangeCache {
     }
 
     public var evictions: Int { storage.evictions }
+    public private(set) var oversized: Set<String> = []
 
     public func resourceInfo(_ info: ResourceInfo) throws {}
 
     public func store(_ bytes: Data, at offset: Int64, resource: String, exchange: Int) throws {
         let have = lengths[resource] ?? 0
         let end = offset + Int64(bytes.count)
-        guard offset <= have, end > have else { return }
+        guard !storage.isRefused(resource), offset <= have, end > have else { return }
         let path = storage.path(for: resource)
+        // Accounted before the write: a prefix past the capacity is refused, never written.
+        guard storage.update(resource, path: path, bytes: end) else {
+            oversized.insert(resource)
+            return
+        }
         try CacheStorage.write(bytes.suffix(from: bytes.startIndex + Int(have - offset)), at: have, path: path)
         lengths[resource] = end
-        storage.update(resource, path: path, bytes: end)
     }
 
     public func exchangeEnded(resource: String, exchange: Int, complete: Bool) throws {}

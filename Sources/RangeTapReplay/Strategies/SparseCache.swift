@@ -15,15 +15,22 @@ public final class SparseCache: RangeCache {
     }
 
     public var evictions: Int { storage.evictions }
+    public private(set) var oversized: Set<String> = []
 
     public func resourceInfo(_ info: ResourceInfo) throws {}
 
     public func store(_ bytes: Data, at offset: Int64, resource: String, exchange: Int) throws {
-        guard !bytes.isEmpty else { return }
+        guard !bytes.isEmpty, !storage.isRefused(resource) else { return }
         let path = storage.path(for: resource)
+        var ranges = held[resource] ?? ByteRangeSet()
+        ranges.insert(try CacheStorage.span(bytes.count, at: offset, path: path))
+        // Accounted before the write: a resource past the capacity is refused, never written.
+        guard storage.update(resource, path: path, bytes: ranges.count) else {
+            oversized.insert(resource)
+            return
+        }
         try CacheStorage.write(bytes, at: offset, path: path)
-        held[resource, default: ByteRangeSet()].insert(offset..<(offset + Int64(bytes.count)))
-        storage.update(resource, path: path, bytes: held[resource]!.count)
+        held[resource] = ranges
     }
 
     public func exchangeEnded(resource: String, exchange: Int, complete: Bool) throws {}

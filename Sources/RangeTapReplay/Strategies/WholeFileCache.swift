@@ -17,6 +17,7 @@ public final class WholeFileCache: RangeCache {
     }
 
     public var evictions: Int { storage.evictions }
+    public private(set) var oversized: Set<String> = []
 
     public func resourceInfo(_ info: ResourceInfo) throws {
         if let l = info.length { lengths[info.url] = l }
@@ -28,6 +29,11 @@ public final class WholeFileCache: RangeCache {
         var p = partial[exchange] ?? (resource, 0, false)
         if p.broken || offset != p.bytes {
             p.broken = true
+        } else if p.bytes + Int64(bytes.count) > storage.capacity {
+            // Larger than the whole cache: refused, and the part file is not grown past it.
+            p.broken = true
+            storage.update(resource, path: storage.path(for: resource), bytes: p.bytes + Int64(bytes.count))
+            oversized.insert(resource)
         } else {
             try CacheStorage.write(bytes, at: offset, path: partPath(exchange))
             p.bytes += Int64(bytes.count)
