@@ -1,4 +1,6 @@
-/// The plain-text summary of a capture: one line per exchange, then totals.
+/// The plain-text summary of a capture: one line per exchange, then totals. A player lab
+/// capture also says how the link was shaped, and which exchanges had faults injected (`FAULT`
+/// and the rules after the line).
 public struct CaptureSummaryReport: Sendable {
     /// The header of the capture.
     public let header: CaptureHeader
@@ -10,6 +12,8 @@ public struct CaptureSummaryReport: Sendable {
     public let connections: Int
     /// Whether the capture ended in an incomplete line (writer killed or still writing).
     public let truncatedTail: Bool
+    /// The shaping of the client's link at the start and at each change (`record --shape`).
+    public let shapes: [ShapeEvent]
 
     /// Reads the capture at `path`.
     public init(path: String) throws {
@@ -21,17 +25,25 @@ public struct CaptureSummaryReport: Sendable {
         connectionErrors = log.connectionErrors
         connections = log.connections
         truncatedTail = reader.truncatedTail
+        shapes = log.shapes
     }
 
     /// The report text.
     public var text: String {
         var out = TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)") + (header.bodies ? "" : " (no bodies)") + "\n"
-        for r in exchanges { out += r.summaryLine + "\n" }
+        for shape in shapes { out += shape.line + "\n" }
+        for r in exchanges {
+            out += r.summaryLine
+            if let rules = r.faultRules { out += " FAULT " + TerminalText.escapingControls(rules.joined(separator: " ; ")) }
+            out += "\n"
+        }
         for e in connectionErrors { out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(e.message))\n" }
         let bytes = exchanges.reduce(Int64(0)) { $0 + $1.bytesReceived }
         let cancels = exchanges.filter { $0.outcome == .cancelled }.count
         let errors = exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count
         out += "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
+        let faulted = exchanges.filter(\.injected).count
+        if faulted > 0 { out += ", \(faulted) with faults injected by --fault rules" }
         if truncatedTail { out += " (last event incomplete: capture cut off or still being written)" }
         return out + "\n"
     }

@@ -41,6 +41,12 @@ struct BarGeometry: Sendable {
         self.points = points
     }
 
+    /// The offset the bar had reached at `t` (the last point at or before it); nil before the
+    /// first chunk or without points.
+    func offset(at t: CaptureTime) -> Int64? {
+        points.last { $0.t <= t }?.offset
+    }
+
     /// The highest offset the bar reaches.
     var highest: Int64 { points.map(\.offset).max() ?? base ?? 0 }
 

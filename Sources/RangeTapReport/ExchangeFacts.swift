@@ -57,7 +57,9 @@ struct ExchangeFacts: Sendable {
         lines.append("Range: \(range) → \(status), Content-Range: \(contentRange)")
         lines.append("\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)")
         lines.append(Self.clip(outcome, 240))
-        if !exchange.findings.isEmpty { lines.append("findings: " + exchange.findings.map(\.code).joined(separator: ", ")) }
+        for fault in record.faults { lines.append(Self.clip("fault injected by --fault \(fault.rule): \(fault.detail)", 240)) }
+        if let last = record.deliveries.last { lines.append("the shaped client had been sent \(last.bytes) bytes by \(ReportFormat.milliseconds(last.t)) ms") }
+        if !exchange.findings.isEmpty { lines.append("findings: " + exchange.findings.map(\.code).joined(separator: ", ") + (exchange.findings.contains(where: \.injected) ? " (injected)" : "")) }
         return lines
     }
 

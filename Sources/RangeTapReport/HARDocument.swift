@@ -51,6 +51,8 @@ struct HARDocument: Encodable, Sendable {
         var cancelled: Cancelled?
         var error: String?
         var findings: [String]
+        /// What `--fault` rules changed; left out when none was injected.
+        var faults: [Fault]?
 
         enum CodingKeys: String, CodingKey {
             case pageref, startedDateTime, time, request, response, cache, timings, connection, comment
@@ -64,6 +66,7 @@ struct HARDocument: Encodable, Sendable {
             case cancelled = "_cancelled"
             case error = "_error"
             case findings = "_findings"
+            case faults = "_rangetapFaults"
         }
     }
 
@@ -132,6 +135,15 @@ struct HARDocument: Encodable, Sendable {
         var size: Int
         var offset: Int64
         var resourceOffset: Int64?
+    }
+
+    /// A fault a `--fault` rule injected: the rule as written, the action, what it changed,
+    /// and `t` in ms after the request.
+    struct Fault: Encodable, Sendable {
+        var rule: String
+        var action: String
+        var detail: String
+        var t: Double
     }
 
     /// Byte counts of a client cancel.

@@ -10,7 +10,11 @@ import RangeTapCore
 /// `_rangetapExchange`, `_connection` (client connection id), `_chunks` (`t` in ms after the
 /// request, `size`, `offset` in the body, `resourceOffset`), `_chunkCount`, `_cancelled`
 /// (`delivered`, `received`), `_error`, `_findings` (codes), `_upstreamReused`, `_upstreamPort`,
-/// `_stream` (the HTTP/2 stream id).
+/// `_stream` (the HTTP/2 stream id), `_rangetapFaults` (what `--fault` rules changed: `rule`,
+/// `action`, `detail`, `t` in ms after the request; only on exchanges a fault was injected into).
+///
+/// Where a fault rewrote the response head (header-case, drop-header, off-by-one), the
+/// response's status and headers are the head the client got, not the origin's.
 ///
 /// `httpVersion` is `h2` for a message that went over HTTP/2, as Chrome's HAR export writes it
 /// (the request's on the client side, the response's as the origin sent it), and then
@@ -75,16 +79,22 @@ public enum HARExport {
             headersSize: r.isHTTP2Client ? -1 : requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
             bodySize: r.requestHeaders.first(named: "Content-Length").flatMap(ContentLength.parse) ?? 0)
 
-        let statusLine = r.responseLines.first.map { String($0.content) } ?? ""
+        // The head the client got: the origin's unless a fault rewrote it.
+        let head = r.clientResponseLines
+        let status = r.clientStatus
+        let statusLine = head.first.map { String($0.content) } ?? ""
         let statusParts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let overHTTP2 = r.clientHeadRewritten ? r.isHTTP2Client : r.isHTTP2Upstream
+        // A fault's head has no blank line; the wire had one.
+        let blank = r.clientHeadRewritten && head.last?.isBlank != true ? 2 : 0
         let response = HARDocument.Response(
-            status: r.status ?? 0,
+            status: status ?? 0,
             statusText: statusParts.count > 2 ? String(statusParts[2]) : "",
-            httpVersion: r.isHTTP2Upstream ? http2Version : statusParts.first.map(String.init) ?? "",
-            headers: fields(r.responseLines),
-            content: .init(size: r.bytesReceived, mimeType: r.responseLines.first(named: "Content-Type") ?? "x-unknown"),
-            redirectURL: (300..<400).contains(r.status ?? 0) ? (r.responseLines.first(named: "Location") ?? "") : "",
-            headersSize: r.responseLines.isEmpty || r.isHTTP2Upstream ? -1 : r.responseLines.reduce(0) { $0 + $1.raw.unicodeScalars.count },
+            httpVersion: overHTTP2 ? http2Version : statusParts.first.map(String.init) ?? "",
+            headers: fields(head),
+            content: .init(size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown"),
+            redirectURL: (300..<400).contains(status ?? 0) ? (head.first(named: "Location") ?? "") : "",
+            headersSize: head.isEmpty || overHTTP2 ? -1 : head.reduce(blank) { $0 + $1.raw.unicodeScalars.count },
             bodySize: r.bytesReceived,
             interimStatuses: r.interimStatuses.isEmpty ? nil : r.interimStatuses)
 
@@ -116,7 +126,8 @@ public enum HARExport {
             chunkCount: r.chunkCount,
             cancelled: cancelled,
             error: error,
-            findings: e.findings.map(\.code))
+            findings: e.findings.map(\.code),
+            faults: r.faults.isEmpty ? nil : r.faults.map { HARDocument.Fault(rule: $0.rule, action: $0.action, detail: $0.detail, t: ms($0.t - r.start)) })
     }
 
     /// `httpVersion` of an HTTP/2 message, as Chrome's HAR export writes it.

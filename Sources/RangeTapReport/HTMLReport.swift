@@ -9,6 +9,12 @@ import RangeTapCore
 /// connection legend says which connections were HTTP/2. A capture without HTTP/2 client
 /// connections renders as it always did.
 ///
+/// Player lab captures (`record --fault`, `--shape`): the header says how the client's link was
+/// shaped, findings about an exchange a fault was injected into are badged `injected` with the
+/// rules and counted apart, the waterfall draws what the shaped client got and a mark at each
+/// fault, and the exchange table shows the head as the client got it. Without those events the
+/// page is as before.
+///
 /// Everything is inline (CSS, SVG, a few lines of JavaScript); the page loads nothing from
 /// anywhere. Text taken from the capture is escaped, control bytes shown as `\xNN`.
 public enum HTMLReport {
@@ -28,7 +34,8 @@ public enum HTMLReport {
         out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         let http2 = analysis.connections.contains(where: \.isHTTP2)
-        out += "<title>rangetap · \(HTMLEscaping.escape(name))</title>\n<style>\n\(stylesheet)\(http2 ? http2Stylesheet : "")</style>\n</head>\n<body>\n"
+        let lab = !analysis.shapes.isEmpty || analysis.exchanges.contains { !$0.record.faults.isEmpty || !$0.record.deliveries.isEmpty }
+        out += "<title>rangetap · \(HTMLEscaping.escape(name))</title>\n<style>\n\(stylesheet)\(http2 ? http2Stylesheet : "")\(lab ? labStylesheet : "")</style>\n</head>\n<body>\n"
         renderHeader(analysis, name: name, into: &out)
         renderWaterfall(analysis, waterfall: waterfall, into: &out)
         renderFindings(analysis, into: &out)
@@ -55,6 +62,13 @@ public enum HTMLReport {
         meta.append(h.bodies ? "bodies recorded" : "no bodies")
         meta.append(h.redacted ? "secrets redacted" : "secrets kept")
         out += meta.joined(separator: " · ") + "</p>\n"
+        if !a.shapes.isEmpty {
+            out += "<p class=\"shaped\">client link shaped: " + a.shapes.map { shape in
+                let at = ReportFormat.milliseconds(shape.t)
+                if shape.spec == "off" && shape.trace == nil { return "off from \(at) ms" }
+                return "<code>\(HTMLEscaping.escape(shape.spec))</code>\(shape.trace.map { " (trace <code>\(HTMLEscaping.escape($0))</code>)" } ?? "") from \(at) ms"
+            }.joined(separator: " · ") + "</p>\n"
+        }
         if a.truncatedTail {
             out += "<p class=\"warnline\">The capture ends in an unfinished line (the recorder was stopped mid-write); that event is left out.</p>\n"
         }
@@ -67,7 +81,7 @@ public enum HTMLReport {
             ("cancels", String(s.cancels), ""),
             ("seeks", String(s.seeks), ""),
             ("errors", String(s.errors), ""),
-            ("findings", "\(s.findings[.error] ?? 0) / \(s.findings[.warn] ?? 0) / \(s.findings[.info] ?? 0)", "error / warn / info"),
+            ("findings", "\(s.findings[.error] ?? 0) / \(s.findings[.warn] ?? 0) / \(s.findings[.info] ?? 0)", "error / warn / info" + (s.injectedCount > 0 ? "; \(s.injectedCount) more injected by --fault rules" : "")),
         ]
         out += "<div class=\"cards\">"
         for (label, value, note) in cards {
@@ -93,6 +107,12 @@ public enum HTMLReport {
         out += "<span class=\"key\"><svg width=\"16\" height=\"16\"><g class=\"mark-cancel\"><path d=\"M3,3L13,13M3,13L13,3\"/></g></svg>cancelled by the client</span>"
         out += "<span class=\"key\"><svg width=\"16\" height=\"16\"><g class=\"mark-error\"><path d=\"M8,1L14.5,13L1.5,13Z\"/><text x=\"8\" y=\"11.5\">!</text></g></svg>failed</span>"
         out += "<span class=\"key\"><svg width=\"14\" height=\"14\"><circle class=\"bar nobody c0\" cx=\"7\" cy=\"7\" r=\"3.5\"/></svg>no body</span>"
+        if a.exchanges.contains(where: { !$0.record.deliveries.isEmpty }) {
+            out += "<span class=\"key\"><svg width=\"34\" height=\"14\"><polyline class=\"client c0\" points=\"2,12 12,11 22,7 32,3\"/></svg>client got (shaped link)</span>"
+        }
+        if a.exchanges.contains(where: { !$0.record.faults.isEmpty }) {
+            out += "<span class=\"key\"><svg width=\"16\" height=\"16\"><g class=\"mark-fault\"><path d=\"M8,1L14,8L8,15L2,8Z\"/></g></svg>fault injected (--fault)</span>"
+        }
         out += "</div>\n<div class=\"legend conns\">colour = client connection: "
         let shown = a.connections.prefix(24)
         for c in shown {
@@ -119,7 +139,8 @@ public enum HTMLReport {
 
     private static func renderFindings(_ a: CaptureAnalysis, into out: inout String) {
         let all = a.allFindings
-        out += "<section id=\"findings\">\n<h2>Findings <span class=\"count\">\(all.count)</span></h2>\n"
+        let injected = all.filter(\.injected).count
+        out += "<section id=\"findings\">\n<h2>Findings <span class=\"count\">\(all.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : "")</span></h2>\n"
         if all.isEmpty { out += "<p>Nothing to report.</p>\n" }
         for severity in Finding.Severity.allCases.sorted(by: >) {
             let group = all.filter { $0.severity == severity }
@@ -132,8 +153,9 @@ public enum HTMLReport {
             for f in group {
                 shown[f.code, default: 0] += 1
                 if shown[f.code]! > maxFindingsPerCode { continue }
-                out += "<li class=\"finding sev-\(severity.rawValue)\"><code class=\"code\">\(HTMLEscaping.escape(f.code))</code> "
+                out += "<li class=\"finding sev-\(severity.rawValue)\(f.injected ? " injected" : "")\"><code class=\"code\">\(HTMLEscaping.escape(f.code))</code> "
                 if let ex = f.exchange { out += "<a class=\"exref\" href=\"#ex-\(ex)\">#\(ex)</a> " }
+                if let rules = f.rules { out += "<span class=\"inj\">injected by --fault \(rules.map { "<code>\(HTMLEscaping.escape($0))</code>" }.joined(separator: ", "))</span> " }
                 out += "<span class=\"msg\">\(HTMLEscaping.escape(f.message))</span>"
                 let evidence = f.evidence.filter { !$0.isEmpty }
                 if !evidence.isEmpty {
@@ -211,8 +233,10 @@ public enum HTMLReport {
         out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
         out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
         out += "<td>\(r.bytesReceived)</td><td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
-        out += "<td>\(HTMLEscaping.escape(facts.outcome))</td><td>"
-        out += e.findings.map { "<span class=\"sev-\($0.severity.rawValue)\">\(HTMLEscaping.escape($0.code))</span>" }.joined(separator: " ")
+        out += "<td>\(HTMLEscaping.escape(facts.outcome))"
+        if let rules = r.faultRules { out += "<br><span class=\"inj\">fault: \(rules.map { HTMLEscaping.escape($0) }.joined(separator: ", "))</span>" }
+        out += "</td><td>"
+        out += e.findings.map { "<span class=\"sev-\($0.severity.rawValue)\($0.injected ? " inj" : "")\">\(HTMLEscaping.escape($0.code))</span>" }.joined(separator: " ")
         out += "</td><td>"
         if withHead {
             out += "<details><summary>head</summary><pre class=\"head\">"
@@ -220,6 +244,10 @@ public enum HTMLReport {
             out += r.requestHeaders.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
             if !r.responseLines.isEmpty {
                 out += "\n\n" + r.responseLines.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
+            }
+            if r.clientHeadRewritten {
+                out += "\n\n" + HTMLEscaping.escape("as the client got it (rewritten by --fault):") + "\n"
+                out += r.clientResponseLines.map { HTMLEscaping.headerLine($0.raw) }.joined(separator: "\n")
             }
             out += "</pre></details>"
         }
@@ -233,6 +261,17 @@ public enum HTMLReport {
     /// Rules for the HTTP/2 connection rows, only in pages that have them.
     private static let http2Stylesheet = """
         table.ex tr.h2conn td { text-align: left; font-weight: 600; background: #f4f5fa; }
+
+        """
+
+    /// Rules for player lab captures (shaping, faults), only in pages that have them.
+    private static let labStylesheet = """
+        .shaped { margin: 2px 0 10px; color: #4a148c; }
+        .client { fill: none; stroke: var(--c); stroke-width: 1.6; stroke-dasharray: 5 3; opacity: .85; }
+        .mark-fault path { fill: #7b1fa2; stroke: #fff; stroke-width: 1; }
+        .inj { display: inline-block; font-size: 11px; padding: 0 4px; border-radius: 3px; background: #f3e5f5; color: #4a148c; }
+        li.finding.injected { border-color: #7b1fa2; }
+        table.ex td:nth-child(14) span.inj { background: #f3e5f5; color: #4a148c; }
 
         """
 

@@ -43,6 +43,31 @@ public struct InspectJSON: Encodable, Sendable {
         var resourceStart: Int64?
         var refetchedBytes: Int64
         var findings: [Finding]
+        /// What `--fault` rules changed on the way to the client; absent when nothing was.
+        var faults: [Fault]?
+        /// The shaped client's progress; absent when the link was not shaped.
+        var deliveries: [Delivery]?
+    }
+
+    /// A fault injected into an exchange (a `fault` event).
+    struct Fault: Encodable, Sendable {
+        var atMs: Double
+        var rule: String
+        var action: String
+        var detail: String
+    }
+
+    /// Body bytes written to a shaped client by `atMs` (a `delivered` event).
+    struct Delivery: Encodable, Sendable {
+        var atMs: Double
+        var bytes: Int64
+    }
+
+    /// The client link's shaping from `atMs` on (a `shape` event).
+    struct Shape: Encodable, Sendable {
+        var atMs: Double
+        var spec: String
+        var trace: String?
     }
 
     struct Resource: Encodable, Sendable {
@@ -74,7 +99,10 @@ public struct InspectJSON: Encodable, Sendable {
         var cancels: Int
         var seeks: Int
         var errors: Int
+        /// Findings by severity, those injected by `--fault` rules left out.
         var findings: [String: Int]
+        /// Findings injected by `--fault` rules, by severity; absent when no fault was injected.
+        var injectedFindings: [String: Int]?
     }
 
     var schemaVersion = 1
@@ -83,6 +111,8 @@ public struct InspectJSON: Encodable, Sendable {
     var findings: [Finding]
     var resources: [Resource]
     var connections: [Connection]
+    /// The client link's shaping; absent when it was not shaped.
+    var shapes: [Shape]?
     var summary: Summary
 
     /// The document for `analysis` of the capture at `path`.
@@ -107,8 +137,11 @@ public struct InspectJSON: Encodable, Sendable {
                 bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
-                pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings)
+                pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings,
+                faults: r.faults.isEmpty ? nil : r.faults.map { Fault(atMs: ms($0.t)!, rule: $0.rule, action: $0.action, detail: $0.detail) },
+                deliveries: r.deliveries.isEmpty ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) })
         }
+        shapes = a.shapes.isEmpty ? nil : a.shapes.map { Shape(atMs: ms($0.t)!, spec: $0.spec, trace: $0.trace) }
         findings = a.findings
         resources = a.resources.map { Resource(url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched, uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000) }
         connections = a.connections.map { Connection(id: $0.id, requests: $0.requests, closedBy: $0.closedBy, clientHTTPVersion: $0.clientHTTPVersion, streams: $0.isHTTP2 ? $0.streams : nil) }
@@ -118,7 +151,9 @@ public struct InspectJSON: Encodable, Sendable {
             bytesFetched: s.bytesFetched, uniqueBytes: s.uniqueBytes,
             redundancy: s.uniqueBytes > 0 ? (Double(s.bytesFetched) / Double(s.uniqueBytes) * 1000).rounded() / 1000 : 1,
             cancels: s.cancels, seeks: s.seeks, errors: s.errors,
-            findings: Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }))
+            findings: Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }),
+            injectedFindings: a.exchanges.contains { !$0.record.faults.isEmpty }
+                ? Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.injectedFindings[$0] ?? 0) }) : nil)
     }
 
     /// Pretty-printed JSON with sorted keys.

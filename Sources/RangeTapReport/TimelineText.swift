@@ -4,7 +4,11 @@ import RangeTapCore
 /// The human-readable `inspect` report: a timeline row per exchange, the findings, a summary.
 /// HTTP/2 streams are grouped under a line naming their connection (`conn 3 · HTTP/2 · 5
 /// streams`), each row marked with its stream id (`s5`) in the `conn` column; captures with no
-/// HTTP/2 client connection print as they always did. Text from the capture is printed through
+/// HTTP/2 client connection print as they always did.
+///
+/// Player lab captures (`record --fault`, `--shape`): a row whose exchange a fault was injected
+/// into says `FAULT` and the rules, every finding about it says `[injected: RULE]`, the
+/// summary counts injected findings apart, and the heading says how the link was shaped. Text from the capture is printed through
 /// ``TerminalText`` so control bytes an upstream or client sent (ESC sequences, BEL, CR) show as
 /// `\x1B` and do not act on the terminal.
 public struct TimelineText: Sendable {
@@ -71,9 +75,14 @@ public struct TimelineText: Sendable {
         if r.pausedNs > 0 {
             outcome += " " + paint(String(format: "(paused %.1f ms: slow client)", Double(r.pausedNs) / 1e6), .yellow)
         }
+        if let rules = r.faultRules {
+            outcome += " " + paint("FAULT " + Self.safe(rules.joined(separator: " ; ")), .cyan)
+        }
         let notable = e.findings.filter { $0.severity > .info }
         if let worst = notable.map(\.severity).max() {
-            outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", worst == .error ? .red : .yellow)
+            // Findings the user injected are not the origin's: not painted as its errors.
+            let style: Style = notable.allSatisfy(\.injected) ? .cyan : worst == .error ? .red : .yellow
+            outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", style)
         }
         return Self.line([
             "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), Self.connCell(r), reused, Self.safe(r.method),
@@ -104,7 +113,9 @@ public struct TimelineText: Sendable {
     public func finding(_ f: Finding) -> String {
         let colourFor: Style = f.severity == .error ? .red : f.severity == .warn ? .yellow : .dim
         var s = paint(String(format: "%-5@", f.severity.rawValue.uppercased() as NSString), colourFor)
-        s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold) + ": " + Self.safe(f.message)
+        s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold)
+        if let rules = f.rules { s += " " + paint("[injected: " + Self.safe(rules.joined(separator: " ; ")) + "]", .cyan) }
+        s += ": " + Self.safe(f.message)
         for line in f.evidence where !line.isEmpty {
             s += "\n        " + paint(Self.visible(line), .dim)
         }
@@ -113,7 +124,9 @@ public struct TimelineText: Sendable {
 
     /// The whole report.
     public func render(_ a: CaptureAnalysis) -> String {
-        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + "\n\n"
+        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + "\n"
+        for shape in a.shapes { out += shaping(shape) + "\n" }
+        out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
         let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
         out += heading(connWidth: connWidth) + "\n"
@@ -129,11 +142,16 @@ public struct TimelineText: Sendable {
         let findings = a.allFindings.enumerated().sorted { l, r in
             l.element.severity != r.element.severity ? l.element.severity > r.element.severity : l.offset < r.offset
         }.map(\.element)
-        out += "\n" + paint("findings", .bold) + " (\(findings.count))\n"
+        let injected = findings.filter(\.injected).count
+        out += "\n" + paint("findings", .bold) + " (\(findings.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : ""))\n"
         for f in findings { out += finding(f) + "\n" }
         out += "\n" + summary(a)
         return out
     }
+
+    /// The line saying how the client's link was shaped from a moment on:
+    /// `link shaped from 0.0 ms: rate=2mbit,latency=80ms,scope=link`, or `… shaping off`.
+    public func shaping(_ shape: ShapeEvent) -> String { paint(shape.line, .cyan) }
 
     /// The summary block.
     public func summary(_ a: CaptureAnalysis) -> String {
@@ -148,6 +166,10 @@ public struct TimelineText: Sendable {
         out += "  \(s.bytesFetched) bytes fetched, \(s.uniqueBytes) unique" + (s.uniqueBytes > 0 ? String(format: " (redundancy %.2fx)", Double(s.bytesFetched) / Double(s.uniqueBytes)) : "") + "\n"
         out += "  \(s.cancels) cancelled, \(s.seeks) seeks, \(s.errors) errors\n"
         out += "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"
+        if s.injectedCount > 0 {
+            let faulted = a.exchanges.filter(\.record.injected).count
+            out += "  injected by --fault rules into \(faulted) exchange\(faulted == 1 ? "" : "s"), not counted above: \(s.injectedFindings[.error] ?? 0) error, \(s.injectedFindings[.warn] ?? 0) warn, \(s.injectedFindings[.info] ?? 0) info\n"
+        }
         for r in a.resources {
             out += "  \(Self.safe(r.url)): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique" + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
         }
@@ -156,7 +178,7 @@ public struct TimelineText: Sendable {
     }
 
     enum Style: String {
-        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33"
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
     }
 
     private func paint(_ s: String, _ style: Style) -> String {

@@ -8,6 +8,10 @@ import RangeTapCore
 /// for hover, and its marks: `mark-cancel` (✕) where the client cancelled, `mark-error` (▲)
 /// where it failed. Chunk points are thinned to whole pixels and capped per bar, so the file
 /// stays small for captures with many exchanges or many chunks.
+///
+/// Player lab captures add, only where they have them: a dashed polyline of class `client`
+/// beside the bar (the offset the shaped client had been sent, from `delivered` events), and a
+/// `mark-fault` (◆) at each fault a `--fault` rule injected, the rule in its `<title>`.
 struct WaterfallSVG: Sendable {
     /// One resource (URL) and its exchanges, in request order.
     struct Lane: Sendable {
@@ -78,7 +82,7 @@ struct WaterfallSVG: Sendable {
         for e in analysis.exchanges {
             let r = e.record
             lo = min(lo, Double(r.start) / 1e6)
-            let last = [r.end, r.lastChunkAt, r.responseAt, r.start].compactMap { $0 }.max() ?? r.start
+            let last = [r.end, r.lastChunkAt, r.responseAt, r.start, r.deliveries.last?.t, r.faults.last?.t].compactMap { $0 }.max() ?? r.start
             hi = max(hi, Double(last) / 1e6)
         }
         if !lo.isFinite { (lo, hi) = (0, 1) }
@@ -221,6 +225,7 @@ struct WaterfallSVG: Sendable {
                 out += f(p.0) + "," + f(p.1)
             }
             out += "\"/>"
+            renderDeliveries(r, base: geometry.base ?? first.offset, from: first.t, colour: colour, x: x, y: y, into: &out)
             endPoint = (x.pixel(Double(last.t) / 1e6), y.pixel(Double(last.offset)))
             if let endX, endX - endPoint.x > 1 {
                 // From the last chunk to the end, cancel or failure.
@@ -236,6 +241,13 @@ struct WaterfallSVG: Sendable {
             endPoint = (endX ?? startX, py)
         }
         out += "</g></a>\n"
+
+        for fault in r.faults {
+            let fx = x.pixel(Double(fault.t) / 1e6)
+            let fy = y.pixel(Double(geometry.offset(at: fault.t) ?? geometry.base ?? 0))
+            marks += "<g class=\"mark-fault\" data-ex=\"\(r.id)\"><title>#\(r.id) fault injected by --fault \(HTMLEscaping.escape(ExchangeFacts.clip(fault.rule, 200))): \(HTMLEscaping.escape(ExchangeFacts.clip(fault.detail, 300)))</title>"
+            marks += "<path d=\"M\(f(fx)),\(f(fy - 7))L\(f(fx + 6)),\(f(fy))L\(f(fx)),\(f(fy + 7))L\(f(fx - 6)),\(f(fy))Z\"/></g>\n"
+        }
 
         switch r.outcome {
         case .cancelled:
@@ -257,6 +269,20 @@ struct WaterfallSVG: Sendable {
         case .complete, .open:
             break
         }
+    }
+
+    /// The shaped client's progress (`delivered` events) as a dashed line of class `client`:
+    /// from `base` at `start`, then the offset the client had been sent at each event.
+    private func renderDeliveries(_ r: ExchangeRecord, base: Int64, from start: CaptureTime, colour: String, x: AxisScale, y: AxisScale, into out: inout String) {
+        guard !r.deliveries.isEmpty else { return }
+        var points = [(x.pixel(Double(min(start, r.deliveries[0].t)) / 1e6), y.pixel(Double(base)))]
+        for d in r.deliveries { points.append((x.pixel(Double(d.t) / 1e6), y.pixel(Double(base.addingSaturating(d.bytes))))) }
+        out += "<polyline class=\"client \(colour)\" points=\""
+        for (i, p) in BarGeometry.thin(points, cap: maxPointsPerBar).enumerated() {
+            if i > 0 { out += " " }
+            out += f(p.0) + "," + f(p.1)
+        }
+        out += "\"/>"
     }
 
     /// A coordinate with one decimal.

@@ -73,6 +73,7 @@ struct InspectCommand: AsyncParsableCommand {
         var streamsOf: Int?
         while !stop.isSet {
             for event in try tail.next() {
+                if case .shape(let shape) = event { emit(text.shaping(shape)) }
                 if let done = builder.apply(event) {
                     let r = done.record
                     if r.stream != nil, streamsOf != r.connection { emit(text.connectionHeader(connection: r.connection, streams: nil)) }

@@ -68,8 +68,14 @@ public struct CaptureAnalysis: Sendable {
         public var seeks = 0
         /// Exchanges that failed.
         public var errors = 0
-        /// Findings by severity.
+        /// Findings by severity, those injected by `--fault` rules left out (they say nothing
+        /// against the origin; anything that fails on findings counts these).
         public var findings: [Finding.Severity: Int] = [:]
+        /// Findings injected by `--fault` rules (``Finding/injected``), by severity.
+        public var injectedFindings: [Finding.Severity: Int] = [:]
+
+        /// How many findings were injected by `--fault` rules.
+        public var injectedCount: Int { injectedFindings.values.reduce(0, +) }
     }
 
     /// The capture header.
@@ -86,6 +92,9 @@ public struct CaptureAnalysis: Sendable {
     public var summary = Summary()
     /// Whether the capture ended in an incomplete line.
     public var truncatedTail = false
+    /// The shaping of the client's link (`record --shape`) at the start and at each change;
+    /// empty when the link was not shaped.
+    public var shapes: [ShapeEvent] = []
 
     /// Analyses the capture at `path`. With `keepChunks`, each record keeps its chunk events
     /// (for waterfalls and HAR); without, memory stays independent of the number of chunks.
@@ -100,7 +109,9 @@ public struct CaptureAnalysis: Sendable {
                 guard let i = analysis.exchanges.firstIndex(where: { $0.record.id == ex }) else { continue }
                 var body: [UInt8] = []
                 for c in chunks { body.append(contentsOf: try reader.bytes(of: c)) }
-                analysis.exchanges[i].findings += MultipartCheck.findings(analysis.exchanges[i].record, body: body)
+                var found = MultipartCheck.findings(analysis.exchanges[i].record, body: body)
+                found.markInjected(by: analysis.exchanges[i].record.faultRules)
+                analysis.exchanges[i].findings += found
             }
         }
         return analysis

@@ -52,11 +52,17 @@ public struct CaptureAnalysisBuilder: Sendable {
         var a = analysis
         var b = self
         var pass = ClientPass(lengths: b.lengths)
+        var rulesByExchange: [Int: [String]] = [:]
         for record in log.records {
             var e = finished[record.id] ?? b.analyze(record)
+            // Faults and deliveries written after the exchange finished belong to it too.
+            e.record.faults = record.faults
+            e.record.deliveries = record.deliveries
             pass.apply(&e)
+            if let rules = record.faultRules { rulesByExchange[record.id] = rules }
             a.exchanges.append(e)
         }
+        a.shapes = log.shapes
         a.resources = pass.resources()
         for url in b.partialSeen.sorted() {
             guard let seen = b.acceptRangesSeen[url] else { continue }  // no 200 response to judge by
@@ -66,6 +72,12 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
         a.findings += HTTP2HeaderCaseNote.findings(a.exchanges.map(\.record))
+        // Every finding about an exchange a fault was injected into is the user's doing
+        // (an off-by-one finding is tied to the earlier exchange, for one).
+        if !rulesByExchange.isEmpty {
+            for i in a.exchanges.indices { a.exchanges[i].findings.markInjected(in: rulesByExchange) }
+            a.findings.markInjected(in: rulesByExchange)
+        }
         var counts: [Int: Int] = [:]
         var streams: [Int: Int] = [:]
         var versions: [Int: String] = [:]
@@ -92,7 +104,13 @@ public struct CaptureAnalysisBuilder: Sendable {
         s.cancels = a.exchanges.filter { $0.record.outcome == .cancelled }.count
         s.errors = a.exchanges.filter { if case .failed = $0.record.outcome { true } else { false } }.count
         s.seeks = a.exchanges.flatMap(\.findings).filter { $0.code == FindingCode.seek.rawValue }.count
-        for f in a.allFindings { s.findings[f.severity, default: 0] += 1 }
+        for f in a.allFindings {
+            if f.injected {
+                s.injectedFindings[f.severity, default: 0] += 1
+            } else {
+                s.findings[f.severity, default: 0] += 1
+            }
+        }
         a.summary = s
         return a
     }
@@ -104,10 +122,14 @@ public struct CaptureAnalysisBuilder: Sendable {
         let id = r.id
         let url = r.url ?? r.target
 
-        let statusLine = r.responseLines.first?.raw ?? ""
+        // The checks judge the head the client got: the origin's, unless a `--fault` rule
+        // rewrote it (header-case, drop-header, off-by-one).
+        let rewritten = r.clientHeadRewritten
+        let head = r.clientResponseLines
+        let statusLine = head.first?.raw ?? ""
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw
         // Lines with whitespace before the colon are read as the field a proxy would forward.
-        let fields = r.responseLines.map { $0.removingSpaceBeforeColon() }
+        let fields = head.map { $0.removingSpaceBeforeColon() }
         let contentLength = fields.first(named: "Content-Length").flatMap(ContentLength.parse)
         let contentRangeValue = fields.first(named: "Content-Range")
         var contentRange: ContentRange?
@@ -122,18 +144,24 @@ public struct CaptureAnalysisBuilder: Sendable {
         if let v = r.requestRange { rangeRequest = try? RangeRequest.parse(v) }
         let single = rangeRequest.flatMap { $0.isBytes && $0.specs.count == 1 ? $0.specs[0] : nil }
 
-        // What the resource's length is known to be.
-        if let total = contentRange?.completeLength { noteLength(url, total, exchange: id, evidence: rawLine(fields, "Content-Range"), findings: &findings) }
-        if r.status == 200, r.method == "GET", let cl = contentLength { noteLength(url, cl, exchange: id, evidence: rawLine(fields, "Content-Length"), findings: &findings) }
+        // What the resource's length is known to be: the origin's word, even where a fault
+        // changed what the client was told.
+        let originFields = rewritten ? r.responseLines.map { $0.removingSpaceBeforeColon() } : fields
+        let originContentRange = rewritten ? originFields.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) } : contentRange
+        let originContentLength = rewritten ? originFields.first(named: "Content-Length").flatMap(ContentLength.parse) : contentLength
+        if let total = originContentRange?.completeLength { noteLength(url, total, exchange: id, evidence: rawLine(originFields, "Content-Range"), findings: &findings) }
+        if r.status == 200, r.method == "GET", let cl = originContentLength { noteLength(url, cl, exchange: id, evidence: rawLine(originFields, "Content-Length"), findings: &findings) }
         let length = lengths[url]
 
-        // Header spelling, both directions.
-        findings += HeaderCaseCheck.findings(lines: r.responseLines, exchange: id, side: "response", overHTTP2: r.isHTTP2Upstream)
-        findings += HeaderSyntaxCheck.findings(lines: r.responseLines, exchange: id, side: "response")
+        // Header spelling, both directions. A rewritten head is judged as the client got it,
+        // over the client's protocol.
+        findings += HeaderCaseCheck.findings(lines: head, exchange: id, side: "response", overHTTP2: rewritten ? r.isHTTP2Client : r.isHTTP2Upstream)
+        findings += HeaderSyntaxCheck.findings(lines: head, exchange: id, side: "response")
 
-        if let status = r.status, r.method != "CONNECT" {
+        if let status = r.clientStatus, r.method != "CONNECT" {
             // Judge Accept-Ranges on full responses: servers such as nginx omit it on 206.
-            if status == 200 { acceptRangesSeen[url] = .some(fields.first(named: "Accept-Ranges")) }
+            // (on the origin's head: a resource-wide finding must not blame it for a dropped header).
+            if status == 200 { acceptRangesSeen[url] = .some(originFields.first(named: "Accept-Ranges")) }
             if status == 206 { partialSeen.insert(url) }
             if statusLine.hasPrefix("HTTP/1.0") {
                 findings.append(Finding(.http10, "the server answered with HTTP/1.0: no chunked encoding, and keep-alive only if it says so", evidence: [statusLine], exchange: id))
@@ -169,8 +197,13 @@ public struct CaptureAnalysisBuilder: Sendable {
             if r.outcome == .complete, let cl = contentLength, r.method != "HEAD", r.status != 304, r.status != 204, cl != r.bytesReceived {
                 findings.append(Finding(.contentLengthMismatch, "Content-Length says \(cl) bytes but \(r.bytesReceived) arrived", evidence: [rawLine(fields, "Content-Length")], exchange: id))
             }
+            // A fault (truncate-after) that closed the client's connection before the last byte.
+            if r.outcome == .complete, r.injected, let delivered = r.bytesDelivered, delivered < r.bytesReceived {
+                findings.append(Finding(.truncated, "the client got \(delivered) of the \(r.bytesReceived) body bytes before its connection was closed", evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+            }
         }
 
+        findings.markInjected(by: r.faultRules)
         return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: nil, refetchedBytes: 0)
     }
 

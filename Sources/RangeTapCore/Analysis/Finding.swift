@@ -1,5 +1,8 @@
 /// Something an analysis noticed, with a stable ``code`` and the raw evidence.
-public struct Finding: Sendable, Equatable, Codable {
+///
+/// A finding about an exchange into which a `--fault` rule injected something is marked
+/// ``injected``: it is the user's doing, not the origin's (``rules`` names the rules).
+public struct Finding: Sendable, Equatable {
     /// How much it matters.
     public enum Severity: String, Sendable, Codable, Comparable, CaseIterable {
         /// Worth knowing.
@@ -23,6 +26,13 @@ public struct Finding: Sendable, Equatable, Codable {
     public var evidence: [String]
     /// The exchange it is about, if any.
     public var exchange: Int?
+    /// The `--fault` rules (as the user wrote them) injected into the exchange it is about; nil
+    /// when no fault was injected there.
+    public var rules: [String]?
+
+    /// Whether a `--fault` rule was injected into the exchange this finding is about, so that it
+    /// says nothing against the origin (counted apart in the summary).
+    public var injected: Bool { rules != nil }
 
     /// Creates a finding; `severity` overrides the code's usual one where the size of the
     /// problem decides (a 2-byte refetch is worth knowing, a 2 MB one costs).

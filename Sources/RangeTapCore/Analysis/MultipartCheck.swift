@@ -1,9 +1,10 @@
 /// A multipart/byteranges response checked part by part (RFC 9110 §14.6): each part has a
-/// valid Content-Range inside what was asked, and carries exactly that many bytes.
+/// valid Content-Range inside what was asked, and carries exactly that many bytes. The head is
+/// the one the client got (``ExchangeRecord/clientResponseLines``).
 enum MultipartCheck {
     static func findings(_ r: ExchangeRecord, body: [UInt8]) -> [Finding] {
         let id = r.id
-        guard let contentType = r.responseLines.first(named: "Content-Type") else { return [] }
+        guard let contentType = r.clientResponseLines.first(named: "Content-Type") else { return [] }
         guard let boundary = MultipartByteranges.boundary(contentType: contentType) else {
             return [Finding(.multipartPartInvalid, "multipart/byteranges without a boundary parameter: the parts cannot be found", evidence: ["Content-Type: \(contentType)"], exchange: id)]
         }
