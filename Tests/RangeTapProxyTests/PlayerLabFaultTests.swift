@@ -142,3 +142,29 @@ struct PlayerLabFaultTests {
         #expect(!FileManager.default.fileExists(atPath: capture))
     }
 }
+
+/// The seeds' AVPlayer case, produced on purpose: `header-case=lower` while `rangetap play`
+/// fetches like AVPlayer; inspect reports the case findings and marks them injected, so the
+/// report does not blame nginx.
+@Suite(.serialized)
+struct PlayerLabInspectTests {
+    @Test func lowerCaseHeadersFromARuleAreReportedAsInjected() async throws {
+        let nginx = try NginxServer(root: try Media.directory())
+        defer { nginx.stop() }
+        let proxy = try await ProxyHarness { $0.faultRules = [try! FaultRule(parsing: "path=*.mp4,header-case=lower")] }
+        let play = try runCommand(Paths.rangetap, ["play", nginx.url("faststart.mp4"), "--pattern", "avplayer", "--proxy", proxy.url], timeout: 90)
+        #expect(play.status == 0, "\(play.stderr)")
+        _ = try await proxy.stopAndRead()
+        let r = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath, "--json"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let exchanges = try #require(json["exchanges"] as? [[String: Any]])
+        let findings = exchanges.flatMap { ($0["findings"] as? [[String: Any]]) ?? [] }
+        let caseFindings = findings.filter { $0["code"] as? String == "header-case" }
+        #expect(!caseFindings.isEmpty, "\(findings.map { $0["code"] ?? "?" })")
+        #expect(caseFindings.allSatisfy { $0["injected"] as? Bool == true && ($0["rules"] as? [String]) == ["path=*.mp4,header-case=lower"] })
+        #expect(exchanges.allSatisfy { (($0["faults"] as? [[String: Any]])?.first?["action"] as? String) == "header-case" })
+        let text = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath], timeout: 60)
+        #expect(text.text.contains("[injected"), "\(text.text.suffix(800))")
+    }
+}
