@@ -55,24 +55,26 @@ stage="$work/rangetap_${version}_$arch"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin"
 install -m 755 "$binary" "$stage/usr/bin/rangetap"
 
-# Libraries that no Debian package provides (the toolchain's) go into the package.
+# Libraries that no Debian package provides (the toolchain's) go into the package. Which files
+# Debian's packages own is asked of dpkg once, for every library and every spelling of its path
+# (ldd's, the resolved one, with and without /usr: merged-/usr systems list either).
 private="$stage/usr/lib/rangetap"
-is_debian_file() { # is_debian_file PATH: a file some installed Debian package owns
-  local p=$1 real
-  real=$(readlink -f "$p")
-  for candidate in "$p" "$real" "${p#/usr}" "/usr$p" "${real#/usr}" "/usr$real"; do
-    dpkg -S "$candidate" >/dev/null 2>&1 && return 0
-  done
-  return 1
-}
+libraries=$(ldd "$binary" | awk '$2 == "=>" { print $1, $3 }')
+if grep -q ' not$' <<<"$libraries" || grep -q ' $' <<<"$libraries"; then
+  dist_die "$binary needs libraries ldd cannot find: $(awk '$2 == "not" || $2 == "" { print $1 }' <<<"$libraries" | xargs)"
+fi
+spellings() { local real; real=$(readlink -f "$1"); printf '%s\n' "$1" "$real" "${1#/usr}" "/usr${1#/usr}" "${real#/usr}" "/usr${real#/usr}"; }
+owned=$(awk '{ print $2 }' <<<"$libraries" | while read -r path; do spellings "$path"; done | sort -u \
+  | xargs dpkg -S 2>/dev/null | sed -n 's|^[^/]*: \(/.*\)$|\1|p' | sort -u || true)
 shipped=()
 while read -r name path; do
-  [ "$path" != "not" ] || dist_die "$binary needs $name, which ldd cannot find"
-  is_debian_file "$path" && continue
+  known=0
+  while read -r candidate; do grep -qxF -- "$candidate" <<<"$owned" && { known=1; break; }; done < <(spellings "$path")
+  [ "$known" = 1 ] && continue
   mkdir -p "$private"
   install -m 644 "$(readlink -f "$path")" "$private/$name"
   shipped+=("$name")
-done < <(ldd "$binary" | awk '$2 == "=>" && $3 != "" { print $1, $3 }')
+done <<<"$libraries"
 if [ ${#shipped[@]} -gt 0 ]; then
   command -v patchelf >/dev/null 2>&1 || dist_die "$binary loads ${shipped[*]} from outside Debian's packages; shipping them needs patchelf (apt-get install patchelf)"
   dist_log "shipping ${#shipped[@]} libraries no Debian package provides in /usr/lib/rangetap: ${shipped[*]}"
