@@ -80,6 +80,9 @@ if [ ${#shipped[@]} -gt 0 ]; then
   dist_log "shipping ${#shipped[@]} libraries no Debian package provides in /usr/lib/rangetap: ${shipped[*]}"
   patchelf --set-rpath '$ORIGIN/../lib/rangetap' "$stage/usr/bin/rangetap"
   for lib in "${shipped[@]}"; do patchelf --set-rpath '$ORIGIN' "$private/$lib"; done
+elif command -v patchelf >/dev/null 2>&1 && [ -n "$(patchelf --print-rpath "$stage/usr/bin/rangetap")" ]; then
+  # The toolchain's directory in the RUNPATH of a binary that loads nothing from it: dropped.
+  patchelf --remove-rpath "$stage/usr/bin/rangetap"
 fi
 
 # Man pages (compressed, as Debian does) and completions where Debian's shells look for them.
