@@ -5,14 +5,16 @@
 # open-ended range; then the same file over HTTPS (nginx with a test CA; rangetap intercepting the
 # CONNECT with its own CA) — and prints the inspection (timeline, findings, summary) plus an HTML
 # waterfall.
-# Everything runs on 127.0.0.1; only processes started here are stopped, by PID.
+# Everything runs on 127.0.0.1; only processes started here are stopped, by PID. Nothing is changed
+# on the machine but the packages installed (tools/install-deps.sh --for demo) and the build in .build/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-tools/install-deps.sh
+tools/install-deps.sh --for demo
 echo "== building rangetap" >&2
 swift build --product rangetap 2>&1 | tail -n 1 >&2
 bin="$root/.build/debug/rangetap"
+echo "== rangetap is $bin (not on PATH; tools/install.sh puts a release build, its man pages and completions under /usr/local)" >&2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-demo.XXXXXX")
 pids=()
@@ -69,3 +71,6 @@ echo "== rangetap inspect $capture --html $work/report.html"
 echo
 echo "capture kept at $capture (events.jsonl + body.bin; format: docs/capture-format.md)"
 echo "waterfall: $work/report.html"
+echo
+echo "the binary: $bin (a debug build; run it by that path)"
+echo "to install rangetap with its man pages and shell completions: tools/install.sh [--prefix DIR] (default /usr/local)"

@@ -1,9 +1,30 @@
 #!/usr/bin/env bash
-# Installs the system packages rangetap builds and tests with (Debian, as root), only if missing.
-# libcurl4-openssl-dev: the upstream engine. nginx-light, python3: origins. curl, ffmpeg: clients.
-# socat, tinyproxy: benchmark baselines. openssl: a self-signed certificate for the https test.
-# chromium: renders the HTML report in tools/check-html.sh.
+# Installs the system packages rangetap builds and runs with (Debian, as root), only if missing,
+# and changes nothing else on the machine (no service is started or stopped).
+#
+# Usage: tools/install-deps.sh [--for test|demo]   (default: test)
+#   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. nginx-light,
+#         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
+#   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
+#         report), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), dpkg-dev,
+#         patchelf and man-db (the suite builds the .deb with tools/package-deb.sh and reads its man
+#         pages).
+# Benchmark baselines (socat, tinyproxy, mitmproxy) are installed by the tools/bench-*.sh that use
+# them, not here.
+#
+# nginx's Debian package may start a system instance on port 80 when it is installed: nothing here
+# uses it or minds it. The tests and the demo run their own nginx (no daemon, no master process)
+# with their own config, pid file and logs, on free ports of 127.0.0.1.
 set -euo pipefail
+purpose=test
+case ${1:-} in
+  "") ;;
+  --for) purpose=${2:-} ;;
+  --for=*) purpose=${1#--for=} ;;
+  *) echo "install-deps: usage: tools/install-deps.sh [--for test|demo]" >&2; exit 2 ;;
+esac
+case $purpose in test|demo) ;; *) echo "install-deps: --for test or --for demo, not '$purpose'" >&2; exit 2 ;; esac
+
 need=()
 command -v curl-config >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null 2>&1 || need+=(curl)
@@ -12,10 +33,12 @@ command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
-command -v socat >/dev/null 2>&1 || need+=(socat)
-command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || need+=(tinyproxy)
-# chromium: tools/check-html.sh renders the HTML report for real.
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ "$purpose" = test ]; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v dpkg-shlibdeps >/dev/null 2>&1 || need+=(dpkg-dev)
+  command -v patchelf >/dev/null 2>&1 || need+=(patchelf)
+  command -v man >/dev/null 2>&1 || need+=(man-db)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -24,12 +47,12 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
     || { sleep 5; apt-get update -qq; apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
 fi
-# Python requests: a client of the HTTPS interception tests (PyPI when the image lacks it).
-python3 -c 'import requests' >/dev/null 2>&1 || python3 -m pip install -q requests >/dev/null \
-  || { sleep 5; python3 -m pip install -q requests; }
-# Python h2: the HTTP/2 client of the HTTP/2 tests (Tests/Clients/h2_range_client.py).
-python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >/dev/null \
-  || { sleep 5; python3 -m pip install -q h2; }
-# nginx's Debian package starts a system instance; rangetap's scripts run their own on other ports.
-if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
+if [ "$purpose" = test ]; then
+  # Python requests: a client of the HTTPS interception tests (PyPI when the image lacks it).
+  python3 -c 'import requests' >/dev/null 2>&1 || python3 -m pip install -q requests >/dev/null \
+    || { sleep 5; python3 -m pip install -q requests; }
+  # Python h2: the HTTP/2 client of the HTTP/2 tests (Tests/Clients/h2_range_client.py).
+  python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >/dev/null \
+    || { sleep 5; python3 -m pip install -q h2; }
+fi
 command -v swift >/dev/null 2>&1 || { echo "install-deps: swift is not on PATH (expected the Swift 6.3 toolchain at /opt/swift)" >&2; exit 1; }

@@ -3,7 +3,7 @@
 # (curl, ffmpeg/ffprobe, nginx, Python's http.server, the quirk origin), all on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh
+tools/install-deps.sh --for test
 # Every temporary file of the run (test origins, captures of up to a GiB, peers' logs) goes under
 # one directory that is removed at the end, so repeated runs do not fill the disk.
 TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/rangetap-test-run.XXXXXX")"
