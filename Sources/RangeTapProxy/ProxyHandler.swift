@@ -378,14 +378,22 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
             headSlot.next = head
             let status = HTTPResponseStatus(statusCode: head.status)
-            if exchanges[exchange.id]?.gate != nil { exchanges[exchange.id]?.clientHead = head.bytes }
-            lastWrite = context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))))
+            var promise: EventLoopPromise<Void>?
+            if exchanges[exchange.id]?.gate != nil {
+                // A fault may record this head, or cut right after it.
+                exchanges[exchange.id]?.clientHead = head.bytes
+                promise = context.eventLoop.makePromise()
+                lastWrite = promise?.futureResult
+            }
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: promise)
         case .writeBody(var buffer):
             // Written in slices of the same storage (no copy), each with its own completion and
             // its place in the connection's byte stream noted, so the bytes the client's TCP
             // acknowledged map back to body bytes when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             var map = exchanges[exchange.id]?.map ?? WireDeliveryMap()
+            // Only a fault that cuts the body waits for the last write.
+            let faulted = exchanges[exchange.id]?.gate != nil
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
                 let n = slice.readableBytes
@@ -394,7 +402,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
                 }
                 let before = wire.written
-                lastWrite = promise.futureResult
+                if faulted { lastWrite = promise.futureResult }
                 context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
                 if session.tls {
                     // TLS encrypts on flush: flushing each slice puts its records on the wire now,

@@ -51,8 +51,8 @@ struct WithRecordingProxyTests {
     }
 
     #if os(Linux)
-    /// FoundationNetworking does not apply `connectionProxyDictionary` (a TODO in its libcurl
-    /// easy handle): the fetch goes straight to the origin. docs/testing.md says so and shows
+    /// FoundationNetworking does not apply `connectionProxyDictionary` (its libcurl easy
+    /// handle is never given a proxy): the fetch goes straight to the origin. docs/testing.md says so and shows
     /// the reverse proxy and curl instead; when this fails, Linux URLSession honours the
     /// dictionary and the doc should say that.
     @Test func linuxURLSessionIgnoresConnectionProxyDictionary() async throws {

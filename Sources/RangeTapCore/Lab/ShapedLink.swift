@@ -26,7 +26,7 @@ public final class ShapedLink: Sendable {
         var partialRestBytes: Int64 = 0
         /// When that packet's opportunity is.
         var partialNs: Int64 = 0
-        var random: LabRandom
+        var random: SeededGenerator
     }
 
     private let state: Mutex<State>
@@ -34,7 +34,7 @@ public final class ShapedLink: Sendable {
     /// A link shaped by `spec`, whose time 0 (the start of its trace) is the monotonic `startNs`;
     /// `seed` seeds the jitter.
     public init(spec: ShapeSpec, startNs: Int64, seed: UInt64) {
-        state = Mutex(State(spec: spec, busyUntilNs: startNs, traceBaseNs: startNs, random: LabRandom(seed: seed)))
+        state = Mutex(State(spec: spec, busyUntilNs: startNs, traceBaseNs: startNs, random: SeededGenerator(seed: seed)))
     }
 
     /// The specification in force.

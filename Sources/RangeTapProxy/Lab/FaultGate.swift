@@ -51,18 +51,15 @@ struct FaultGate {
                 return [.hold(ns: delay.ns, rule: delay.rule, action: "delay-head", detail: "held the response head for \(Self.describe(ns: delay.ns))")]
             }
             var out = lines
-            var steps: [Step] = []
+            var changes: [(rule: String, action: String, detail: String)] = []
             for rewrite in plan.headRewrites {
                 let (changed, detail) = HeadRewrite.apply(rewrite.action, to: out)
                 out = changed
-                if let detail { steps.append(.headRewritten(rule: rewrite.rule, action: rewrite.action.name, detail: detail, lines: [])) }
+                if let detail { changes.append((rewrite.rule, rewrite.action.name, detail)) }
             }
-            steps = steps.map { step in
-                guard case .headRewritten(let rule, let action, let detail, _) = step else { return step }
-                return .headRewritten(rule: rule, action: action, detail: detail, lines: out.filter { !$0.isBlank })
-            }
+            let sent = out.filter { !$0.isBlank }
             var result: [Step] = [.forward(.head(out))]
-            result += steps
+            result += changes.map { .headRewritten(rule: $0.rule, action: $0.action, detail: $0.detail, lines: sent) }
             if let cut = plan.cut, cut.after == 0 {
                 result.append(cutStep(cut))
             }

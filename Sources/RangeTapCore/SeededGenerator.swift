@@ -1,13 +1,14 @@
 /// SplitMix64: a tiny, stable pseudo-random sequence, so a `--seed` gives the same positions on
-/// every platform and Swift version (the standard library's `random(in:using:)` promises neither).
-struct SeededGenerator: RandomNumberGenerator, Sendable {
+/// every platform and Swift version (the standard library's `random(in:using:)` promises neither):
+/// `play --seed` positions and a shaped link's jitter.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A sequence determined by `seed`.
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
     /// The next 64 pseudo-random bits.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +17,7 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// A value in `0..<bound` (multiply-shift; `bound` must be positive).
-    mutating func next(below bound: Int64) -> Int64 {
+    public mutating func next(below bound: Int64) -> Int64 {
         precondition(bound > 0, "bound must be positive")
         return Int64(next().multipliedFullWidth(by: UInt64(bound)).high)
     }
