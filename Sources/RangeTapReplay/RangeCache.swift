@@ -30,6 +30,10 @@ public protocol RangeCache: AnyObject {
     /// Resources the cache refused to keep (all of them, or a part) because that alone would
     /// exceed its capacity. The replay report names them.
     var oversized: Set<String> { get }
+    /// Where the cache files a response's body: at the offset the response states, or at the
+    /// start of the range that was asked for. The replayer hands ``store(_:at:resource:exchange:)``
+    /// the offsets this implies.
+    var placement: ChunkPlacement { get }
     /// A response head for `info.url` arrived (may be called again for later exchanges).
     func resourceInfo(_ info: ResourceInfo) throws
     /// Body bytes of exchange `exchange` arrived, for resource offset `offset`.
@@ -45,4 +49,6 @@ public protocol RangeCache: AnyObject {
 extension RangeCache {
     /// None: a cache that does not say refuses nothing.
     public var oversized: Set<String> { [] }
+    /// At the offset the response states, as a correct cache does.
+    public var placement: ChunkPlacement { .response }
 }

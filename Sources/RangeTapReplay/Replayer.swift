@@ -57,11 +57,19 @@ public final class Replayer {
         var limit: [Int: Int64] = [:]
         var resourceOf: [Int: String] = [:]
         var complete: [Int: Bool] = [:]
+        // The head as the client got it, where a fault rewrote it; where this cache files each
+        // exchange's body, where that is not the origin's Content-Range; who stored what.
+        var clientHead: [Int: (status: Int?, lines: [HeaderLine])] = [:]
+        var bodyStart: [Int: Int64] = [:]
+        var storer: [Int: String] = [:]
         for e in analysis.exchanges {
             let r = e.record
             resourceOf[r.id] = r.url ?? r.target
             limit[r.id] = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? r.bytesReceived
             complete[r.id] = r.outcome == .complete && r.bytesDelivered == nil
+            if r.clientHeadRewritten { clientHead[r.id] = (r.clientStatus, r.clientResponseLines) }
+            bodyStart[r.id] = Self.bodyStart(r, placement: cache.placement)
+            storer[r.id] = "playback 1, exchange \(r.id)" + (r.faultRules.map { " (injected fault: \($0.joined(separator: "; ")))" } ?? "")
         }
 
         // 1. First playback.
@@ -72,21 +80,26 @@ public final class Replayer {
                 switch event {
                 case .response(let r):
                     guard let url = resourceOf[r.exchange], tooLarge[url] == nil else { return }
-                    let length = r.lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
-                        ?? (r.status == 200 ? r.lines.first(named: "Content-Length").flatMap(ContentLength.parse) : nil)
+                    // The cache sees the head the player got, which a fault may have rewritten.
+                    let (status, lines) = clientHead[r.exchange] ?? (r.status, r.lines)
+                    let length = lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
+                        ?? (status == 200 ? lines.first(named: "Content-Length").flatMap(ContentLength.parse) : nil)
                     if let length, let why = ResourceLimit.problem(length: length) { return refuse(url, why) }
-                    try cache.resourceInfo(ResourceInfo(url: url, length: length, contentType: r.lines.first(named: "Content-Type"), supportsRanges: r.status == 206))
+                    try cache.resourceInfo(ResourceInfo(url: url, length: length, contentType: lines.first(named: "Content-Type"), supportsRanges: status == 206))
                 case .chunk(let c):
-                    guard let url = resourceOf[c.exchange], let at = c.resourceOffset, tooLarge[url] == nil else { return }
-                    if let why = ResourceLimit.problem(offset: at, size: Int64(c.size)) { return refuse(url, why) }
-                    truth.add(c, resource: url, resourceOffset: at)
+                    guard let url = resourceOf[c.exchange], let truthAt = c.resourceOffset, tooLarge[url] == nil else { return }
+                    // The truth is where the origin's bytes lie; the cache files them where its
+                    // placement puts them, which differs for a Range ignored or a Content-Range shifted.
+                    let at = bodyStart[c.exchange].map { $0.addingSaturating(c.offset) } ?? truthAt
+                    if let why = ResourceLimit.problem(offset: max(at, truthAt), size: Int64(c.size)) { return refuse(url, why) }
+                    truth.add(c, resource: url, resourceOffset: truthAt)
                     let already = fed[c.exchange, default: 0]
                     let allowed = min(Int64(c.size), (limit[c.exchange] ?? 0) - already)
                     guard allowed > 0 else { return }
                     var data = try reader.bytes(of: c)
                     if allowed < Int64(c.size) { data = data.prefix(Int(allowed)) }
                     try cache.store(data, at: at, resource: url, exchange: c.exchange)
-                    storedBy[url, default: []].append((at..<(at + allowed), "playback 1, exchange \(c.exchange)"))
+                    storedBy[url, default: []].append((at..<(at + allowed), storer[c.exchange] ?? "playback 1, exchange \(c.exchange)"))
                     fed[c.exchange] = already + allowed
                 case .end(let e):
                     if let url = resourceOf[e.exchange] { try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: complete[e.exchange] ?? false) }
@@ -157,6 +170,25 @@ public final class Replayer {
         report.oversized = cache.oversized.sorted()
         report.verified = report.mismatches.isEmpty && report.errors.isEmpty
         return report
+    }
+
+    /// Where body byte 0 of exchange `r` goes in a cache that files by `placement`, when that
+    /// is not where the origin's `Content-Range` puts it (nil: the chunks' own resource offsets).
+    ///
+    /// A `.request` cache files a single `bytes=N-…` range at N whatever came back; otherwise
+    /// (and for a `.response` cache) a head a fault rewrote decides: 0 for the `200` of an
+    /// ignored Range, the client's `Content-Range` start for a shifted one.
+    static func bodyStart(_ r: ExchangeRecord, placement: ChunkPlacement) -> Int64? {
+        if placement == .request, let value = r.requestRange, let request = try? RangeRequest.parse(value),
+           request.isBytes, request.specs.count == 1, let first = request.specs[0].knownFirst {
+            return first
+        }
+        guard r.clientHeadRewritten || (placement == .request && r.requestRange != nil) else { return nil }
+        switch r.clientStatus {
+        case 200: return 0
+        case 206: return r.clientResponseLines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.range?.first
+        default: return nil
+        }
     }
 
     /// Index of the first differing byte (called only when the two differ; equality is a memcmp).

@@ -4,6 +4,8 @@ import Foundation
 /// (the seed-004 strategy).
 public final class FragmentCache: RangeCache {
     public let name = "fragments"
+    /// At the start of the range asked for: seed 004 names each fragment after its request's Range.
+    public let placement = ChunkPlacement.request
     private struct Fragment {
         var key: String
         var start: Int64

@@ -4,6 +4,8 @@ import Foundation
 /// end (the seed-001 strategy): correct, but everything after a seek is thrown away.
 public final class PrefixCache: RangeCache {
     public let name = "prefix"
+    /// At the start of the range asked for: seed 001 saves what it downloaded at the requested range's start.
+    public let placement = ChunkPlacement.request
     private let storage: CacheStorage
     private var lengths: [String: Int64] = [:]
 
