@@ -46,6 +46,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// Bytes of the current round, not yet passed on, and when they began to arrive.
     private var pending: ByteBuffer?
     private var pendingSince: CaptureTime = 0
+    /// How large the next round's buffer is made.
+    private var sizer: RoundSizer
     private var received: Int64 = 0
     private var resourceBase: Int64?
     private var status = 0
@@ -60,6 +62,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         self.loop = loop
         self.deliver = deliver
         self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater)
+        self.sizer = RoundSizer(largest: context.configuration.upstreamBufferSize)
         context.liveExchanges.add(1, ordering: .relaxed)
     }
 
@@ -121,9 +124,9 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         }
         // libcurl hands one socket read over in 16 KiB calls: gather them (the one copy, into
         // the buffer that goes to the client) and pass them on together when the round ends.
-        if let p = pending, p.writableBytes < bytes.count { passOn() }
+        if let p = pending, p.writableBytes < bytes.count { passOn(filled: true) }
         if pending == nil {
-            pending = context.allocator.buffer(capacity: max(bytes.count, context.configuration.upstreamBufferSize))
+            pending = context.allocator.buffer(capacity: max(bytes.count, sizer.next))
             pendingSince = context.clock.now()
         }
         pending!.writeBytes(bytes)
@@ -138,11 +141,13 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         context.writer.record(.resume(FlowEvent(t: context.clock.now(), exchange: id)))
     }
 
-    /// Records the gathered bytes as one chunk and sends them to the client's event loop.
-    private func passOn() {
+    /// Records the gathered bytes as one chunk and sends them to the client's event loop;
+    /// `filled` when the round's buffer had no room left for the next callback.
+    private func passOn(filled: Bool = false) {
         guard let buffer = pending, buffer.readableBytes > 0 else { return }
         pending = nil
         let size = buffer.readableBytes
+        sizer.roundEnded(size: size, filled: filled)
         let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0.addingSaturating(received) }, bodyOffset: nil)
         received += Int64(size)
         context.writer.recordChunk(chunk, bytes: buffer)
