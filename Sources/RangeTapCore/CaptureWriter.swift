@@ -9,9 +9,11 @@ import Darwin
 
 /// Writes a capture directory (`events.jsonl` + `body.bin`) on a thread of its own.
 ///
-/// Producers (the upstream thread and the event loops) only append to a queue bounded by
-/// ``Options/maxPendingBytes``; they wait only when the disk is slower than the network by more
-/// than that. The writer thread hashes body bytes per exchange (filling `sha256` into the
+/// Producers (the upstream thread and the event loops) only append to a queue. Body bytes are
+/// bounded by ``Options/maxPendingBytes``: when the disk is slower than the network by more than
+/// that, ``recordChunk(_:bytes:)`` (called on the upstream thread) waits after queueing its chunk,
+/// which holds libcurl back. ``record(_:)`` never waits, so an event loop is never blocked by
+/// the disk; events are small and come at the pace of requests and connections. The writer thread hashes body bytes per exchange (filling `sha256` into the
 /// end, cancel and error events), writes body bytes before the event lines that point at them,
 /// and issues one `write(2)` per batch, so a capture killed at any instant is readable up to
 /// its last complete line.
@@ -121,11 +123,14 @@ public final class CaptureWriter: @unchecked Sendable {
 
     /// Queues an event. End, cancel and error events with an empty `sha256` get the hash of
     /// the exchange's body bytes filled in.
+    /// Never waits for the disk.
     public func record(_ event: CaptureEvent) {
         enqueue(.event(event), bytes: 0)
     }
 
-    /// Queues a body chunk; its `bodyOffset` is assigned by the writer.
+    /// Queues a body chunk; its `bodyOffset` is assigned by the writer. When more than
+    /// ``Options/maxPendingBytes`` of body bytes are then waiting for the disk, waits until they
+    /// are fewer (the chunk is already queued, so events recorded meanwhile stay after it).
     public func recordChunk(_ chunk: ChunkEvent, bytes: some CaptureBytes) {
         enqueue(.chunk(chunk, bytes), bytes: chunk.size)
     }
@@ -137,6 +142,13 @@ public final class CaptureWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return failure
+    }
+
+    /// Body bytes queued and not yet written.
+    public var pendingBodyBytes: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pendingBytes
     }
 
     /// Waits until everything queued before the call is on disk and seen by the observer (or
@@ -158,20 +170,20 @@ public final class CaptureWriter: @unchecked Sendable {
         if !wasClosing { finished.wait() }
     }
 
+    /// Appends `item`; an item carrying body bytes then waits while too many are pending.
     private func enqueue(_ item: Item, bytes: Int) {
         condition.lock()
-        while pendingBytes > options.maxPendingBytes && !closing {
-            condition.wait()
-        }
-        if closing {
-            condition.unlock()
-            return
-        }
+        defer { condition.unlock() }
+        guard !closing else { return }
         queue.append(item)
         queuedItems += 1
         pendingBytes += bytes
-        condition.signal()
-        condition.unlock()
+        // Broadcast: the writer thread and any flush() may be waiting on the same condition.
+        condition.broadcast()
+        guard bytes > 0 else { return }
+        while pendingBytes > options.maxPendingBytes && !closing && !writerDone {
+            condition.wait()
+        }
     }
 
     private func run() {
