@@ -26,18 +26,31 @@ public struct TimelineText: Sendable {
 
     /// Index of the `conn` column, which shows `s5` for HTTP/2 stream 5.
     private static let connColumn = 2
+    /// The `host` column, shown before `path` when a capture has more than one host.
+    private static let hostColumn = ("host", -22)
+    /// Columns whose text is never cut, however long: a range or Content-Range cut short would
+    /// state a different range. A long one pushes the rest of its row to the right.
+    private static let uncut: Set<String> = ["range", "content-range"]
+
+    /// The columns of a report, with `host` when `hosts` is true.
+    private static func columns(hosts: Bool) -> [(String, Int)] {
+        guard hosts else { return columns }
+        var c = columns
+        c.insert(hostColumn, at: c.firstIndex { $0.0 == "path" } ?? c.count)
+        return c
+    }
 
     /// Column headings of the timeline.
-    public var heading: String { heading(connWidth: 0) }
+    public var heading: String { heading(connWidth: 0, hosts: false) }
 
-    private func heading(connWidth: Int) -> String {
-        paint(Self.line(Self.columns.map(\.0) + ["outcome"], connWidth: connWidth), .bold)
+    private func heading(connWidth: Int, hosts: Bool) -> String {
+        paint(Self.line(Self.columns(hosts: hosts).map(\.0) + ["outcome"], connWidth: connWidth, hosts: hosts), .bold)
     }
 
     /// One timeline row. An HTTP/2 exchange shows its stream id (`s5`) in the `conn` column,
     /// widened for this row if the id needs it.
     public func row(_ e: CaptureAnalysis.Exchange) -> String {
-        row(e, connWidth: Self.streamCellWidth(e.record))
+        row(e, connWidth: Self.streamCellWidth(e.record), hosts: false)
     }
 
     /// Characters the `conn` cell of an HTTP/2 stream needs (`s2147483647`); 0 for HTTP/1.x,
@@ -61,7 +74,7 @@ public struct TimelineText: Sendable {
         return paint(s, .bold)
     }
 
-    private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int) -> String {
+    private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int, hosts: Bool) -> String {
         let r = e.record
         let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
         let delivered: Int64 = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
@@ -84,17 +97,39 @@ public struct TimelineText: Sendable {
             let style: Style = notable.allSatisfy(\.injected) ? .cyan : worst == .error ? .red : .yellow
             outcome += " " + paint("[\(notable.map(\.code).joined(separator: ","))]", style)
         }
-        return Self.line([
+        var cells = [
             "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), Self.connCell(r), reused, Self.safe(r.method),
             Self.safe(r.method == "CONNECT" ? r.target : r.path), Self.safe(r.requestRange ?? "-"), r.status.map(String.init) ?? "---",
             Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
             r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
-        ], connWidth: connWidth)
+        ]
+        if hosts { cells.insert(Self.safe(Self.host(r)), at: 5) }
+        return Self.line(cells, connWidth: connWidth, hosts: hosts)
+    }
+
+    /// The host (and port, when not the scheme's) an exchange went to, or `-`.
+    static func host(_ r: ExchangeRecord) -> String {
+        // A tunnel's target names the port (443 for nearly all): the same host as its https:// exchanges.
+        if r.method == "CONNECT" { return r.target.hasSuffix(":443") ? String(r.target.dropLast(4)) : r.target }
+        guard let origin = r.origin, let end = origin.range(of: "://") else { return "-" }
+        let authority = origin[end.upperBound...]
+        let scheme = origin[..<end.lowerBound].lowercased()
+        for (s, port) in [("http", ":80"), ("https", ":443")] where scheme == s && authority.hasSuffix(port) {
+            return String(authority.dropLast(port.count))
+        }
+        return String(authority)
+    }
+
+    /// Whether a report of these exchanges shows the `host` column: more than one host.
+    static func showsHosts(_ exchanges: [CaptureAnalysis.Exchange]) -> Bool {
+        guard let first = exchanges.first.map({ host($0.record) }) else { return false }
+        return exchanges.contains { host($0.record) != first }
     }
 
     /// Cells padded (or clipped) to the column widths; the last cell is free. `connWidth`
     /// widens the `conn` column (for long stream ids).
-    private static func line(_ cells: [String], connWidth: Int) -> String {
+    private static func line(_ cells: [String], connWidth: Int, hosts: Bool) -> String {
+        let columns = columns(hosts: hosts)
         var out: [String] = []
         for (i, cell) in cells.enumerated() {
             guard i < columns.count else {
@@ -102,7 +137,7 @@ public struct TimelineText: Sendable {
                 continue
             }
             let width = i == connColumn ? max(abs(columns[i].1), connWidth) : abs(columns[i].1)
-            let text = clip(cell, width)
+            let text = uncut.contains(columns[i].0) ? cell : clip(cell, width)
             let pad = String(repeating: " ", count: max(0, width - text.count))
             out.append(columns[i].1 < 0 ? text + pad : pad + text)
         }
@@ -129,14 +164,15 @@ public struct TimelineText: Sendable {
         out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
         let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
-        out += heading(connWidth: connWidth) + "\n"
+        let hosts = Self.showsHosts(a.exchanges)
+        out += heading(connWidth: connWidth, hosts: hosts) + "\n"
         for item in ExchangeRow.rows(a.exchanges) {
             switch item {
             case .exchange(let e):
-                out += row(e, connWidth: connWidth) + "\n"
+                out += row(e, connWidth: connWidth, hosts: hosts) + "\n"
             case .connection(let id, let streams, let upstream):
                 out += connectionHeader(connection: id, streams: streams.count, upstreamVersions: upstream) + "\n"
-                for s in streams { out += row(s, connWidth: connWidth) + "\n" }
+                for s in streams { out += row(s, connWidth: connWidth, hosts: hosts) + "\n" }
             }
         }
         let findings = a.allFindings.enumerated().sorted { l, r in

@@ -8,7 +8,7 @@ struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Timeline, findings and summary of a capture.",
-        discussion: "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md."
+        discussion: "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md. --host, --path and --status keep only the exchanges they match, in text, JSON, HTML and --follow alike; the summary counts those. Exit status: 0, or 1 with --fail-on when such a finding exists, 2 when the capture cannot be read."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -26,7 +26,35 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Colour the text: auto (on a terminal and NO_COLOR unset), always or never.", valueName: "when"))
     var color: ColorChoice = .auto
 
+    @Option(name: .long, help: ArgumentHelp("Only exchanges with this host (cdn.example.com, or cdn.example.com:8443 for one port). Repeatable.", valueName: "host"))
+    var host: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Only exchanges whose path matches: an exact path or a glob such as '*.m4s' or '/video/*'. Repeatable.", valueName: "glob"))
+    var path: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Only exchanges the client got this status for: a code (206) or a class (4xx). Repeatable.", valueName: "status"))
+    var status: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Exit 1 when a finding at this level or above exists (warn or error), for CI. Findings a --fault rule injected do not count.", valueName: "level"))
+    var failOn: FailLevel?
+
+    /// `--fail-on` levels.
+    enum FailLevel: String, ExpressibleByArgument, CaseIterable {
+        case warn, error
+        var severity: Finding.Severity { self == .warn ? .warn : .error }
+    }
+
+    /// The exchanges the filter options keep.
+    var filter: ExchangeFilter {
+        get throws(ExchangeFilterError) { try ExchangeFilter(hosts: host, paths: path, statuses: status) }
+    }
+
     func validate() throws {
+        do {
+            _ = try filter
+        } catch {
+            throw ValidationError(error.description)
+        }
         if json && follow { throw ValidationError("--follow prints text rows as they come; use it without --json") }
         if follow && html != nil { throw ValidationError("--html writes a finished report; use it without --follow") }
     }
@@ -40,7 +68,7 @@ struct InspectCommand: AsyncParsableCommand {
         let analysis: CaptureAnalysis
         do {
             // The waterfall needs every chunk; text and JSON do not (memory stays flat).
-            analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: html != nil)
+            analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: html != nil).filtered(try filter)
             if let html {
                 try HTMLReport.write(analysis: analysis, to: html, title: capture)
                 StandardError().write("rangetap: wrote \(html)")
@@ -55,6 +83,7 @@ struct InspectCommand: AsyncParsableCommand {
         } else {
             print(TimelineText(colour: colour).render(analysis), terminator: "")
         }
+        if let failOn, analysis.hasFindings(atLeast: failOn.severity) { throw ExitCode(1) }
     }
 
     private func followCapture(colour: Bool) async throws {
@@ -71,10 +100,11 @@ struct InspectCommand: AsyncParsableCommand {
         emit(text.heading)
         // The HTTP/2 connection of the rows just printed: a run of its streams gets one line above it.
         var streamsOf: Int?
+        let filter = try filter
         while !stop.isSet {
             for event in try tail.next() {
                 if case .shape(let shape) = event { emit(text.shaping(shape)) }
-                if let done = builder.apply(event) {
+                if let done = builder.apply(event), filter.matches(done.record) {
                     let r = done.record
                     if r.stream != nil, streamsOf != r.connection { emit(text.connectionHeader(connection: r.connection, streams: nil)) }
                     streamsOf = r.stream != nil ? r.connection : nil
@@ -84,7 +114,9 @@ struct InspectCommand: AsyncParsableCommand {
             }
             try? await Task.sleep(for: .milliseconds(250))
         }
-        emit("\n" + text.summary(builder.finish()))
+        let analysis = builder.finish().filtered(filter)
+        emit("\n" + text.summary(analysis))
+        if let failOn, analysis.hasFindings(atLeast: failOn.severity) { throw ExitCode(1) }
     }
 
     /// Writes a line at once (stdout is block-buffered when piped).

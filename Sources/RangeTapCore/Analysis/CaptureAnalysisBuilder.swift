@@ -95,23 +95,7 @@ public struct CaptureAnalysisBuilder: Sendable {
             c.streams = streams[id] ?? 0
             return c
         }
-        var s = CaptureAnalysis.Summary()
-        s.requests = a.exchanges.count
-        s.connections = a.connections.count
-        s.maxRequestsPerConnection = a.connections.map(\.requests).max() ?? 0
-        s.bytesFetched = a.resources.map(\.bytesFetched).saturatingSum()
-        s.uniqueBytes = a.resources.map(\.uniqueBytes).saturatingSum()
-        s.cancels = a.exchanges.filter { $0.record.outcome == .cancelled }.count
-        s.errors = a.exchanges.filter { if case .failed = $0.record.outcome { true } else { false } }.count
-        s.seeks = a.exchanges.flatMap(\.findings).filter { $0.code == FindingCode.seek.rawValue }.count
-        for f in a.allFindings {
-            if f.injected {
-                s.injectedFindings[f.severity, default: 0] += 1
-            } else {
-                s.findings[f.severity, default: 0] += 1
-            }
-        }
-        a.summary = s
+        a.summary = a.summarized()
         return a
     }
 
