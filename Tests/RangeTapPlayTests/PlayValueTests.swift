@@ -120,7 +120,7 @@ struct PlayValueTests {
         #expect(problems[1].description == "step 3: short")
     }
 
-    @Test func errorsSayWhatToDo() {
+    @Test func errorsNameTheRemedy() {
         #expect(PlayError.badURL("movie.mp4").description.contains("movie.mp4 is not an absolute http:// or https:// URL"))
         #expect(PlayError.badReadBytes(0).description.contains("--chunk-bytes"))
         let direct = PlayError.unreachable(url: "http://127.0.0.1:9/a", proxy: nil, curlCode: 7, message: "Failed to connect")
