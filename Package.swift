@@ -118,7 +118,6 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -137,9 +136,8 @@ let package = Package(
             dependencies: [
                 "RangeTapCore",
                 "RangeTapProxy",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RangeTapTestSupport",
             swiftSettings: swiftSettings
@@ -156,7 +154,17 @@ let package = Package(
         ),
         .testTarget(
             name: "RangeTapReportTests",
-            dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapPlay", "RangeTapTestSupport"],
+            dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapCurlTests",
+            dependencies: ["RangeTapCurl", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapPlayTests",
+            dependencies: ["RangeTapCore", "RangeTapPlay", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -181,7 +189,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -8,13 +8,10 @@ CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_sl
 CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value) { return curl_easy_setopt(handle, option, value); }
 
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) { return curl_easy_getinfo(handle, info, value); }
 
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) { return curl_multi_setopt(handle, option, value); }
 
 const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
-const int ccurl_pause_all = CURLPAUSE_ALL;
 const int ccurl_pause_cont = CURLPAUSE_CONT;
 const long ccurl_http_version_1_1 = CURL_HTTP_VERSION_1_1;
 const long ccurl_http_version_1_0 = CURL_HTTP_VERSION_1_0;

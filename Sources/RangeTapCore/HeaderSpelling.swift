@@ -8,11 +8,6 @@ public enum HeaderSpelling {
         HeaderCaseCheck.canonical[name.lowercased()]
     }
 
-    /// Whether a field must carry one value only (two different values are a conflict).
-    public static func isSingleton(_ name: some StringProtocol) -> Bool {
-        HeaderCaseCheck.singletons.contains(name.lowercased())
-    }
-
     /// The spelling findings for the lines of one head (status line and blank line may be
     /// included): codes `header-case`, `header-duplicate-case`, `header-conflict`, `bare-lf`,
     /// each with the raw lines as evidence. `side` starts each message ("response", "request").

@@ -14,7 +14,15 @@ public final class CurlTransfer: @unchecked Sendable {
     public let delegate: any CurlTransferDelegate
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
-    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// libcurl's `CURLOPT_ERRORBUFFER`: it keeps the pointer and writes the message when a
+    /// transfer fails, so the buffer lives as long as the transfer (freed in `deinit`, after
+    /// the easy handle). One byte more than `CURL_ERROR_SIZE`, zeroed: always terminated.
+    private let errorBuffer: UnsafeMutablePointer<CChar> = {
+        let count = Int(CURL_ERROR_SIZE) + 1
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: count)
+        buffer.initialize(repeating: 0, count: count)
+        return buffer
+    }()
     var paused = false
     var finished = false
     /// Set by the write callback; cleared when the multi thread ends the round.
@@ -26,6 +34,12 @@ public final class CurlTransfer: @unchecked Sendable {
     public init(request: CurlRequest, delegate: any CurlTransferDelegate) {
         self.request = request
         self.delegate = delegate
+    }
+
+    deinit {
+        release()
+        errorBuffer.deinitialize(count: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.deallocate()
     }
 
     /// Whether libcurl opened a new connection for this transfer (false: reused one), and the
@@ -96,7 +110,7 @@ public final class CurlTransfer: @unchecked Sendable {
         }
         check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, request.bufferSize), "BUFFERSIZE")
         check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1), "TCP_NODELAY")
-        check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, &errorBuffer), "ERRORBUFFER")
+        check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
         if let caFile = request.caFile {
             check(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caFile), "CAINFO \(caFile)")
             // CAINFO replaces the bundle; the system's hashed directory keeps its roots trusted.
@@ -144,7 +158,7 @@ public final class CurlTransfer: @unchecked Sendable {
 
     /// The error text libcurl left for the last failure.
     var errorText: String {
-        errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        String(cString: errorBuffer)
     }
 
     /// Frees the easy handle and header list (after removal from the multi handle).

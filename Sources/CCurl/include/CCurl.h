@@ -16,14 +16,11 @@ CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_sl
 CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value);
 
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
-CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 /* Macros turned into constants. */
 extern const size_t ccurl_writefunc_pause;
-extern const int ccurl_pause_all;
 extern const int ccurl_pause_cont;
 extern const long ccurl_http_version_1_1;
 extern const long ccurl_http_version_1_0;
