@@ -6,7 +6,7 @@
 #   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. nginx-light,
 #         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
 #   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
-#         report), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), dpkg-dev,
+#         report), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
 #         patchelf and man-db (the suite builds the .deb with tools/package-deb.sh and reads its man
 #         pages).
 # Benchmark baselines (socat, tinyproxy, mitmproxy) are installed by the tools/bench-*.sh that use
@@ -54,5 +54,8 @@ if [ "$purpose" = test ]; then
   # Python h2: the HTTP/2 client of the HTTP/2 tests (Tests/Clients/h2_range_client.py).
   python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >/dev/null \
     || { sleep 5; python3 -m pip install -q h2; }
+  # DuckDB: the engine of the fleet-analysis test (tools/fleet-query.py, docs/fleet.md).
+  python3 -c 'import duckdb' >/dev/null 2>&1 || python3 -m pip install -q duckdb >/dev/null \
+    || { sleep 5; python3 -m pip install -q duckdb; }
 fi
 command -v swift >/dev/null 2>&1 || { echo "install-deps: swift is not on PATH (expected the Swift 6.3 toolchain at /opt/swift)" >&2; exit 1; }

@@ -8,8 +8,8 @@ import RangeTapReport
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a capture as HAR 1.2 (for browser developer tools) and/or an HTML waterfall report.",
-        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings."
+        abstract: "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, and/or a table of its exchanges.",
+        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -21,13 +21,19 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
     var htmlPath: String?
 
+    @Option(name: .customLong("exchanges"), help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"))
+    var exchangesPath: String?
+
     func validate() throws {
-        if harPath == nil && htmlPath == nil { throw ValidationError("say what to write: --har OUT.har and/or --html OUT.html") }
+        if harPath == nil && htmlPath == nil && exchangesPath == nil {
+            throw ValidationError("say what to write: --har OUT.har, --html OUT.html and/or --exchanges OUT.jsonl")
+        }
     }
 
     func run() throws {
         do {
-            let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: true)
+            // Chunks only for what draws or lists them.
+            let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: harPath != nil || htmlPath != nil)
             var written: [String] = []
             if let harPath {
                 try HARExport.write(analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture)
@@ -36,6 +42,10 @@ struct ExportCommand: ParsableCommand {
             if let htmlPath {
                 try HTMLReport.write(analysis: analysis, to: htmlPath, title: capture)
                 written.append(htmlPath)
+            }
+            if let exchangesPath {
+                try ExchangeTable.write(analysis: analysis, capturePath: capture, to: exchangesPath)
+                written.append(exchangesPath)
             }
             if analysis.truncatedTail {
                 StandardError().write("rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); exported the events before it")
