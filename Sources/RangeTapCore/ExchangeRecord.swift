@@ -89,9 +89,9 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var durationMs: Double? { end.map { Double($0.subtractingSaturating(start)) / 1e6 } }
     /// The request path (absolute-form targets reduced to their path).
     public var path: String {
-        guard let r = target.range(of: "://") else { return target }
-        let rest = target[r.upperBound...]
-        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        let parts = URLParts(target)
+        guard parts.isAbsolute else { return target }
+        return parts.rest.hasPrefix("/") ? String(parts.rest) : "/"
     }
 }
 

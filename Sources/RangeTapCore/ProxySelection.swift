@@ -31,7 +31,7 @@ public struct ProxySelection: Sendable, Equatable {
             else { (proxy, source) = (flag, "-x/--proxy") }
             return
         }
-        let https = url.lowercased().hasPrefix("https://")
+        let https = HTTPScheme(url: url) == .https
         let names = (https ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]) + ["all_proxy", "ALL_PROXY"]
         guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }) else {
             (proxy, source) = (nil, "none")
@@ -67,12 +67,7 @@ public struct ProxySelection: Sendable, Equatable {
 
     /// The host of an absolute URL, lower-case, an IPv6 literal without brackets.
     static func host(of url: String) -> String? {
-        guard let scheme = url.range(of: "://") else { return nil }
-        var rest = url[scheme.upperBound...]
-        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { return String(rest[rest.index(after: rest.startIndex)..<close]).lowercased() }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return rest.isEmpty ? nil : rest.lowercased()
+        guard let host = URLParts(url).authority?.host, !host.isEmpty else { return nil }
+        return host.lowercased()
     }
 }

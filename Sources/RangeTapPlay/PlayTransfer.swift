@@ -15,6 +15,7 @@ final class PlayTransfer: CurlTransferDelegate, @unchecked Sendable {
     private let startedAt = MonotonicClock()
     private var continuation: CheckedContinuation<FetchOutcome, Never>?
 
+    private var heads = ResponseHeadAssembler()
     private var status: Int?
     private var finalHead = false
     private var contentRange: String?
@@ -39,28 +40,17 @@ final class PlayTransfer: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
-        let header = HeaderLine(raw: Latin1.string(line))
-        let content = header.content
-        if content.hasPrefix("HTTP/") {
-            // A new head (1xx, a proxy's CONNECT answer, then the final one): start over.
-            let parts = content.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) : nil
-            finalHead = false
-            contentRange = nil
-            contentLength = nil
-        } else if header.isBlank {
-            if let status, status >= 200, !finalHead {
-                finalHead = true
-                reused = transfer.connectionInfo()?.reused
-                headSeen.store(true, ordering: .releasing)
-            }
-        } else if !finalHead, let name = header.name?.lowercased(), let value = header.value {
-            switch name {
-            case "content-range": contentRange = String(value)
-            case "content-length": contentLength = Int64(value)
-            default: break
-            }
-        }
+        // Interim heads (1xx) pass; a 101 or an unreadable status line is no answer a player reads.
+        guard case .final(let head) = heads.add(HeaderLine(raw: Latin1.string(line))),
+              let status = head.statusLine?.status, status >= 200
+        else { return }
+        self.status = status
+        // The last of repeated fields counts.
+        contentRange = head.lines.values(named: "Content-Range").last.map(String.init)
+        contentLength = head.lines.values(named: "Content-Length").last.flatMap { Int64($0) }
+        finalHead = true
+        reused = transfer.connectionInfo()?.reused
+        headSeen.store(true, ordering: .releasing)
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody body: UnsafeRawBufferPointer) -> CurlWriteDecision {

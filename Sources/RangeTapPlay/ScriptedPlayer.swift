@@ -1,4 +1,5 @@
 import Dispatch
+import RangeTapCore
 import RangeTapCurl
 
 /// Sends the requests of a ``PlayerScript`` with libcurl — one multi handle on one thread, so
@@ -38,8 +39,7 @@ public struct ScriptedPlayer: Sendable {
 
     /// Runs `script` from its start; `onStep` sees each step as soon as its request ended.
     public func play(_ script: PlayerScript, onStep: (PlayStep) -> Void = { _ in }) async throws(PlayError) -> PlayResult {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.count > 8 else { throw .badURL(url) }
+        guard HTTPScheme.isHTTP(url), url.count > 8 else { throw .badURL(url) }
         let multi: CurlMulti
         do {
             multi = try CurlMulti(maxConnections: 4)

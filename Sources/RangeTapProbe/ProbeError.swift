@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// Why a probe could not run at all (as opposed to a server that answered badly, which is a
 /// failed ``ProbeCheck``). The CLI exits with status 2 on these.
 public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -69,7 +71,7 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
             "libcurl could not be set up: \(message)"
         case .badCAFile(let path):
             "--cacert \(path): the file cannot be read; pass a PEM file of CA certificates, such as the CA that signed the test server's certificate"
-        case .noHTTP2(let url, let version?, _) where url.lowercased().hasPrefix("https://"):
+        case .noHTTP2(let url, let version?, _) where HTTPScheme(url: url) == .https:
             "\(url) answered over HTTP/\(version): the server does not offer h2 by ALPN, so --http2 cannot run its checks over HTTP/2; enable HTTP/2 on it (nginx 1.22: listen 443 ssl http2;) or probe without --http2 for its HTTP/\(version) behaviour"
         case .noHTTP2(let url, let version, let message):
             "\(url) did not speak HTTP/2 with prior knowledge (h2c)\(version.map { ": it answered over HTTP/\($0)" } ?? "")\(message.map { ": \($0)" } ?? ""); most servers offer HTTP/2 only over TLS: probe the https:// URL with --http2, or probe without --http2"

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapCore
 import RangeTapCurl
 
 /// What to probe and how.
@@ -39,7 +40,7 @@ public struct ProbeOptions: Sendable {
     }
 
     /// Whether the URL is `https://`.
-    var isHTTPS: Bool { url.lowercased().hasPrefix("https://") }
+    var isHTTPS: Bool { HTTPScheme(url: url) == .https }
 
     /// The protocol the checks run over, as its ALPN identifier: `http/1.1`, `h2` (HTTP/2 over
     /// TLS) or `h2c` (HTTP/2 over cleartext TCP, with prior knowledge).
@@ -54,8 +55,7 @@ public struct ProbeOptions: Sendable {
 
     /// Throws when an option makes no sense, with what to pass instead.
     public func validate() throws(ProbeError) {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.count > 8, !url.contains(" ") else {
+        guard HTTPScheme.isHTTP(url), url.count > 8, !url.contains(" ") else {
             throw .badURL(url)
         }
         for line in headers {

@@ -42,7 +42,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     private let transferRef = Mutex<CurlTransfer?>(nil)
 
     // Upstream thread only.
-    private var assembler = UpstreamHeadAssembler()
+    private var assembler = ResponseHeadAssembler()
     /// Bytes of the current round, not yet passed on, and when they began to arrive.
     private var pending: ByteBuffer?
     private var pendingSince: CaptureTime = 0
@@ -93,16 +93,18 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
 
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
         let now = context.clock.now()
-        switch assembler.add(Latin1.string(line)) {
+        switch assembler.add(HeaderLine(raw: Latin1.string(line))) {
         case .none:
             break
-        case .interim(let status, let lines):
+        case .interim(let head):
+            let (status, lines) = (head.status, head.lines)
             interimCount += 1
             // Bounded: an origin that sends 1xx heads forever fills neither the capture nor the client.
             guard interimCount <= Self.maxInterimRecorded else { return }
             context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
             deliver(self, .interim(lines))
-        case .final(let status, let lines):
+        case .final(let head):
+            let (status, lines) = (head.status, head.lines)
             self.status = status
             let info = transfer.connectionInfo()
             context.writer.record(.response(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused, upstreamPort: info?.localPort)))

@@ -93,7 +93,7 @@ struct ExchangeStateMachine {
     /// An interim (1xx) head from upstream: relayed to an HTTP/1.1 client, up to a bound.
     mutating func upstreamInterim(lines: [HeaderLine]) -> Action {
         guard state == .awaitingHead else { return .none }
-        let status = UpstreamHeadAssembler.status(of: lines.first)
+        let status = StatusLine.status(of: lines.first)
         guard clientVersion == .http1_1 || (isHTTP2 && status != 101), interimRelayed < Self.maxInterimRelayed,
               let forwarded = try? HeaderForwarding.clientResponseHead(lines)
         else {
@@ -106,7 +106,7 @@ struct ExchangeStateMachine {
         }
         let (statusLine, versionChange) = Self.ownVersion(forwarded.statusLine)
         let text = statusLine + forwarded.fields.joined() + "\r\n"
-        return .writeInterim(ClientHead(status: UpstreamHeadAssembler.status(of: lines.first), bytes: Latin1.bytes(text), framing: .noBody, changes: forwarded.changes + versionChange))
+        return .writeInterim(ClientHead(status: StatusLine.status(of: lines.first), bytes: Latin1.bytes(text), framing: .noBody, changes: forwarded.changes + versionChange))
     }
 
     /// The final head from upstream, raw lines as libcurl delivered them.
@@ -122,7 +122,7 @@ struct ExchangeStateMachine {
             return .respondWithError(.badGateway, message: message)
         }
         state = .streaming
-        let status = UpstreamHeadAssembler.status(of: lines.first)
+        let status = StatusLine.status(of: lines.first)
         var changes = forwarded.changes
         var fields = forwarded.fields
         let (statusLine, versionChange) = Self.ownVersion(forwarded.statusLine)

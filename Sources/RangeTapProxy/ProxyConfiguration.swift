@@ -83,13 +83,11 @@ public struct ProxyConfiguration: Sendable {
     /// listen port all are). With port 0 the port is not known yet; requests are still checked.
     public func validateUpstream() throws(ProxyError) {
         guard let upstream else { return }
-        let lower = upstream.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), let authority = RequestTarget.authority(of: upstream), !authority.isEmpty else {
+        guard let scheme = HTTPScheme(url: upstream), let authority = RequestTarget.authority(of: upstream), !authority.isEmpty else {
             throw .badUpstream(URLRedaction.redactingUserinfo(upstream))
         }
-        if RequestTarget.pointsAtSelf(authority, ownPort: listenPort, https: lower.hasPrefix("https://"), listenHost: listenHost) {
-            let host = listenHost.contains(":") ? "[\(listenHost)]" : listenHost
-            throw .upstreamIsProxy(URLRedaction.redactingUserinfo(upstream), listen: "\(host):\(listenPort)")
+        if RequestTarget.pointsAtSelf(authority, ownPort: listenPort, https: scheme == .https, listenHost: listenHost) {
+            throw .upstreamIsProxy(URLRedaction.redactingUserinfo(upstream), listen: "\(URLAuthority.hostForURL(listenHost)):\(listenPort)")
         }
     }
 }

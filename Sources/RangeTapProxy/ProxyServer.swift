@@ -99,7 +99,7 @@ public final class ProxyServer: Sendable {
         do {
             channel = try await bootstrap.bind(host: configuration.listenHost, port: configuration.listenPort).get()
         } catch {
-            let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
+            let host = URLAuthority.hostForURL(configuration.listenHost)
             throw .cannotListen("\(host):\(configuration.listenPort)", error)
         }
         serverChannel.withLock { $0 = channel }

@@ -12,9 +12,8 @@ enum RequestTarget {
     /// A target that reaches the proxy itself — by address, see ``ProxyAddress`` — is refused
     /// (it would loop). `listenHost`, when given, also counts the listen address as the proxy's.
     static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil) -> Result<String, Refusal> {
-        let lower = target.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: lower.hasPrefix("https://"), listenHost: listenHost) {
+        if let scheme = HTTPScheme(url: target) {
+            if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: scheme == .https, listenHost: listenHost) {
                 return .failure(Refusal(status: .loopDetected, message: "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"))
             }
             return .success(target)
@@ -25,7 +24,7 @@ enum RequestTarget {
             }
             while base.hasSuffix("/") { base.removeLast() }
             let url = base + target
-            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: base.lowercased().hasPrefix("https://"), listenHost: listenHost) {
+            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: HTTPScheme(url: base) == .https, listenHost: listenHost) {
                 return .failure(Refusal(status: .loopDetected, message: "--upstream \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"))
             }
             return .success(url)
@@ -33,23 +32,16 @@ enum RequestTarget {
         return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(TerminalText.escapingControls(String(target.prefix(200))))\": expected http://host/path or /path"))
     }
 
-    /// `host:port` of an absolute URL.
+    /// `host:port` of an absolute URL, userinfo left out (see ``URLAuthority``).
     static func authority(of url: String) -> String? {
-        guard let r = url.range(of: "://") else { return nil }
-        let rest = url[r.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let auth = rest[..<end]
-        return String(auth.split(separator: "@").last ?? auth)
+        URLParts(url).authority.map { String($0.hostAndPort) }
     }
 
-    /// Host (brackets kept for IPv6) and port of an authority; the scheme's port when none is
-    /// written (`host` or `host:`), -1 when the port is not a number.
+    /// Host (brackets removed from an IPv6 literal) and port of an authority; the scheme's port
+    /// when none is written (`host` or `host:`), -1 when the port is not a number.
     static func hostAndPort(_ authority: String, https: Bool) -> (host: String, port: Int) {
-        let defaultPort = https ? 443 : 80
-        guard let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") else { return (authority, defaultPort) }
-        let portText = authority[authority.index(after: colon)...]
-        let port = portText.isEmpty ? defaultPort : (Int(portText) ?? -1)
-        return (String(authority[..<colon]), port)
+        let a = URLAuthority(authority)
+        return (String(a.host), a.port(default: https ? 443 : 80) ?? -1)
     }
 
     /// Whether an authority reaches the proxy on `ownPort`.

@@ -281,26 +281,22 @@ public final class ThroughProxyReplay: Sendable {
     /// Whether `url` is an `http://HOST:PORT[/prefix]` this replay can send requests to.
     public static func isValidProxyURL(_ url: String) -> Bool { parse(url) != nil }
 
-    /// `http://host:port[/prefix]` → its parts.
+    /// `http://host:port[/prefix]` → its parts (an IPv6 host without its brackets).
     static func parse(_ url: String) -> (host: String, port: Int, prefix: String)? {
-        guard url.lowercased().hasPrefix("http://") else { return nil }
-        let rest = url.dropFirst("http://".count)
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        let authority = rest[..<slash]
-        var prefix = String(rest[slash...])
+        let parts = URLParts(url)
+        guard parts.httpScheme == .http, let authority = parts.authority, parts.rest.isEmpty || parts.rest.hasPrefix("/") else { return nil }
+        // No userinfo (the replay sends no credentials), and an IPv6 address only in brackets.
+        guard authority.userinfo == nil, authority.isBracketed || !authority.host.contains(":") else { return nil }
+        var prefix = String(parts.rest)
         while prefix.hasSuffix("/") { prefix.removeLast() }
-        var host = Substring(authority)
-        var port = 80
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { guard let p = Int(after.dropFirst()) else { return nil }; port = p }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            guard let p = Int(authority[authority.index(after: colon)...]) else { return nil }
-            port = p
+        let port: Int
+        if authority.portText != nil {
+            guard let written = authority.port else { return nil }
+            port = written
+        } else {
+            port = 80
         }
-        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
-        return (String(host), port, prefix)
+        guard !authority.host.isEmpty, (1...65535).contains(port) else { return nil }
+        return (String(authority.host), port, prefix)
     }
 }

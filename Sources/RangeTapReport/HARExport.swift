@@ -150,7 +150,7 @@ public enum HARExport {
     static func absoluteURL(_ r: ExchangeRecord, listen: String) -> String {
         if let url = r.url { return url }
         if r.method == "CONNECT" { return "https://\(r.target)/" }
-        if r.target.contains("://") { return r.target }
+        if URLParts(r.target).isAbsolute { return r.target }
         let authority = r.requestHeaders.lazy.compactMap(\.pseudoHeader).first { $0.name == ":authority" }.map { String($0.value) }
         let host = r.requestHeaders.first(named: "Host") ?? authority ?? listen
         return "http://\(host)\(r.target.hasPrefix("/") ? "" : "/")\(r.target)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RangeTapCore
 
 /// `HOST:PORT`, `:PORT` or `PORT` (host 127.0.0.1); `[::1]:PORT` for IPv6.
 struct ListenAddress {
@@ -38,6 +39,6 @@ struct ListenAddress {
     /// `HOST:PORT` as a URL writes it: an IPv6 host in brackets (`[::1]:8080`), so
     /// `curl -x http://[::1]:8080` works where `http://::1:8080` does not.
     func authority(port: Int) -> String {
-        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        URLAuthority.hostForURL(host) + ":\(port)"
     }
 }

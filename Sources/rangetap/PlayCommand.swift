@@ -45,8 +45,7 @@ struct PlayCommand: AsyncParsableCommand {
         guard let bytes = try? SizeText.bytes(chunkBytes), bytes >= 1 else {
             throw .badChunkBytes(chunkBytes)
         }
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        guard HTTPScheme.isHTTP(url) else {
             throw .notHTTP(url)
         }
         return (pattern, bytes)

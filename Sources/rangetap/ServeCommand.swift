@@ -86,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         let address = try listenAddress()
-        if !allowRemote && !Self.isLoopback(address.host) {
+        if !allowRemote && !IPAddressLiteral.isLoopbackHost(address.host) {
             throw ValidationError("--listen \(listen ?? "") is not a loopback address: add --allow-remote to serve the capture to other machines")
         }
         if match != .hostPath && mode == .ideal { throw ValidationError("--match chooses how --faithful matches requests; --ideal serves resources by path") }
@@ -133,9 +133,5 @@ struct ServeCommand: AsyncParsableCommand {
         await server.stop()
         let t = server.traffic
         stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(t.requests) requests, \(t.bodyBytes) body bytes served")
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        IPAddressLiteral.isLoopbackHost(host)
     }
 }

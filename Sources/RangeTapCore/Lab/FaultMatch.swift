@@ -51,18 +51,10 @@ public struct FaultMatch: Sendable, Equatable {
         return true
     }
 
-    /// `host[:port]` or `[v6]:port` split into the host name (brackets removed) and the port.
+    /// `host[:port]` or `[v6]:port` split into the host name (brackets removed) and the port
+    /// (see ``URLAuthority``; a bare IPv6 address has several colons and no port).
     static func splitAuthority(_ authority: String) -> (name: Substring, port: Substring?) {
-        let text = Substring(authority)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            let name = text[text.index(after: text.startIndex)..<close]
-            let rest = text[text.index(after: close)...]
-            return (name, rest.hasPrefix(":") ? rest.dropFirst() : nil)
-        }
-        // A bare IPv6 address has several colons and no port.
-        if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
-            return (text[..<colon], text[text.index(after: colon)...])
-        }
-        return (text, nil)
+        let a = URLAuthority(authority)
+        return (a.host, a.portText)
     }
 }

@@ -147,6 +147,7 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `text` is a host name or address with an optional port (1...65535).
     private static func isHost(_ text: String) -> Bool {
+        guard URLAuthority(text).userinfo == nil else { return false }
         let parts = FaultMatch.splitAuthority(text)
         if let port = parts.port {
             guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port), (1...65535).contains(n) else { return false }

@@ -11,10 +11,7 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
     private var response: ProbeResponse
     private let clock = MonotonicClock()
     private var continuation: CheckedContinuation<ProbeResponse, Never>?
-    private var current: [HeaderLine] = []
-    private var currentStatus: Int?
-    private var currentVersion: String?
-    private var finalSeen = false
+    private var heads = ResponseHeadAssembler()
     private var limit: Int64 = 0
     private var bodyStart: Int64 = 0
     private var hasher = SHA256()
@@ -27,27 +24,20 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
     }
 
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
-        let header = HeaderLine(raw: Latin1.string(line))
-        if finalSeen {
-            return  // trailers after a chunked body: not part of any head
+        // Trailers after a chunked body are part of no head: the assembler keeps them apart.
+        let head: ResponseHead
+        switch heads.add(HeaderLine(raw: Latin1.string(line))) {
+        case .none: return
+        case .interim(let h): head = h
+        case .final(let h): head = h
         }
-        let content = header.content
-        if content.hasPrefix("HTTP/") {
-            if !current.isEmpty { response.heads.append(current) }
-            current = [header]
-            let parts = content.split(separator: " ", maxSplits: 2)
-            currentVersion = parts.first.map(String.init)
-            currentStatus = parts.count > 1 ? Int(parts[1]) : nil
-            return
-        }
-        current.append(header)
-        guard header.isBlank else { return }
-        response.heads.append(current)
-        current = []
-        guard let status = currentStatus, status >= 200 else { return }
-        finalSeen = true
+        response.heads.append(head.lines)
+        // The head whose status is a readable 200 or more is the answer; a 101 or an unreadable
+        // status line leaves the response without one.
+        guard let statusLine = head.statusLine, statusLine.status >= 200 else { return }
+        let status = statusLine.status
         response.status = status
-        response.version = currentVersion
+        response.version = String(statusLine.version)
         limit = response.request.limits.limit(for: status)
         if status == 206, case .success(let cr)? = response.contentRange, let r = cr.range {
             bodyStart = r.first
@@ -92,7 +82,7 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
     func transferDidEndRound(_ transfer: CurlTransfer) {}
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
-        if !current.isEmpty { response.heads.append(current) }
+        if !heads.pending.isEmpty { response.heads.append(heads.pending) }
         switch result {
         case .ok:
             break

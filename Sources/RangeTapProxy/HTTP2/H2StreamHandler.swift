@@ -167,7 +167,7 @@ final class H2StreamHandler: ChannelInboundHandler {
             body: p.body.map { Array($0.readableBytesView) } ?? (method == "POST" || method == "PUT" ? [] : nil),
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
         // The protocol the client would have had: HTTP/2 to an https origin that offers it.
-        if !shared.configuration.http1Only && p.url.lowercased().hasPrefix("https:") {
+        if !shared.configuration.http1Only && HTTPScheme(url: p.url) == .https {
             request.http2 = .overTLS
         }
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs

@@ -42,15 +42,8 @@ struct FaultPlan: Sendable {
 
     /// The host (lower case, no port) and the path (no query) of an upstream URL, as rules match them.
     static func hostAndPath(url: String) -> (host: String, path: String) {
-        let authority = RequestTarget.authority(of: url) ?? ""
-        let host = RequestTarget.hostAndPort(authority, https: url.lowercased().hasPrefix("https:")).host.lowercased()
-        var path = "/"
-        if let scheme = url.range(of: "://") {
-            let rest = url[scheme.upperBound...]
-            if let slash = rest.firstIndex(of: "/") {
-                path = String(rest[slash...].prefix { $0 != "?" && $0 != "#" })
-            }
-        }
-        return (host, path)
+        let parts = URLParts(url)
+        let host = parts.authority.map { URLAuthority.hostForURL($0.host).lowercased() } ?? ""
+        return (host, parts.path.isEmpty ? "/" : String(parts.path))
     }
 }

@@ -17,8 +17,8 @@ public enum LinkControlRequest {
     static func isControl(_ head: HTTPRequestHead) -> Bool {
         let target = head.uri.lowercased()
         if target.hasPrefix("http://\(host)/") || target == "http://\(host)" { return true }
-        guard !target.hasPrefix("http://"), !target.hasPrefix("https://") else { return false }
-        return head.headers.first(name: "host").map { $0.lowercased().split(separator: ":").first == Substring(host) } ?? false
+        guard !HTTPScheme.isHTTP(target) else { return false }
+        return head.headers.first(name: "host").map { URLAuthority($0.lowercased()).host == Substring(host) } ?? false
     }
 
     /// The status and text of the answer to `head`, after carrying it out.
@@ -26,11 +26,8 @@ public enum LinkControlRequest {
         guard peer.map(isLoopback) ?? false else {
             return (.forbidden, "rangetap: the link can only be changed from this machine (127.0.0.1)\n")
         }
-        var target = head.uri
-        if let r = target.range(of: "://") {
-            target = String(target[r.upperBound...].drop { $0 != "/" })
-        }
-        let path = String(target.prefix { $0 != "?" })
+        let target = URLParts(head.uri)
+        let path = String(target.path)
         guard path == "/shape" else {
             return (.notFound, "rangetap: unknown control path \(path); use /shape\n")
         }
@@ -39,7 +36,7 @@ public enum LinkControlRequest {
             guard let shape = context.shape else { return (.ok, "off (record was started without --shape)\n") }
             return (.ok, shape.current.spec.description + "\n")
         case .PUT, .POST:
-            let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+            let query = target.query.map(String.init) ?? ""
             let text = query.removingPercentEncoding ?? query
             do {
                 let spec = try ShapeSpec(parsing: text)
@@ -55,6 +52,6 @@ public enum LinkControlRequest {
 
     private static func isLoopback(_ address: SocketAddress) -> Bool {
         guard let ip = address.ipAddress else { return false }
-        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+        return IPAddressLiteral(ip)?.isLoopback ?? false
     }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import RangeTapCore
 
 /// A request head as the fixture server received it, with what matching needs.
 struct FixtureRequest: Sendable {
@@ -56,22 +57,11 @@ struct FixtureRequest: Sendable {
 enum RequestPath {
     /// The path and query of an absolute-form URL or an origin-form target; `/` when empty.
     static func originForm(_ target: String) -> String {
-        var t = Substring(target)
-        if let hash = t.firstIndex(of: "#") { t = t[..<hash] }
-        if let scheme = t.range(of: "://") {
-            let rest = t[scheme.upperBound...]
-            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-            t = rest[slash...]
-            if t.first == "?" { return "/" + t }
-        }
-        return t.isEmpty ? "/" : String(t)
+        URLParts(target).originForm
     }
 
-    /// The `host:port` of an absolute URL, if it is one.
+    /// The `host:port` of an absolute URL as written (userinfo included), lower-case, if it is one.
     static func authority(_ url: String) -> String? {
-        guard let scheme = url.range(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        return String(rest[..<end]).lowercased()
+        URLParts(url).authorityText.map { $0.lowercased() }
     }
 }

@@ -143,7 +143,7 @@ public final class FixtureServer: Sendable {
         do {
             channel = try await bootstrap.bind(host: host, port: requestedPort).get()
         } catch {
-            throw FixtureError.cannotListen("\(host.contains(":") ? "[\(host)]" : host):\(requestedPort)", error)
+            throw FixtureError.cannotListen("\(URLAuthority.hostForURL(host)):\(requestedPort)", error)
         }
         serverChannel.withLock { $0 = channel }
         let port = channel.localAddress?.port ?? requestedPort
@@ -155,7 +155,7 @@ public final class FixtureServer: Sendable {
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
     /// `http://HOST:PORT`.
-    public var url: String { "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var url: String { "\(tls == nil ? "http" : "https")://\(URLAuthority.hostForURL(host)):\(port)" }
 
     /// Requests and body bytes served so far.
     public var traffic: Traffic { responder.traffic }

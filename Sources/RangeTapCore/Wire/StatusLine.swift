@@ -1,0 +1,30 @@
+/// A response status line as libcurl's header callback delivers it, read leniently:
+/// `HTTP/1.1 206 Partial Content`, `HTTP/1.0 200`, or `HTTP/2 200` (how libcurl writes the head
+/// of a response that came over HTTP/2 or 3).
+///
+/// Only the version and the status are interpreted; the line itself stays in the head as sent
+/// (see ``HeaderLine``), so a proxy forwards the reason phrase byte for byte.
+public struct StatusLine: Sendable, Hashable {
+    /// The protocol version as written, `HTTP/1.1`.
+    public var version: Substring
+    /// The status code.
+    public var status: Int
+    /// The reason phrase as sent after the status and one space, inner spaces kept; empty
+    /// when none was sent.
+    public var reason: Substring
+
+    /// Reads `line` (terminator ignored): a first word starting with `HTTP/`, then a number;
+    /// nil for anything else.
+    public init?(_ line: HeaderLine) {
+        let parts = line.content.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else { return nil }
+        version = parts[0]
+        self.status = status
+        reason = parts.count > 2 ? parts[2] : ""
+    }
+
+    /// The status code of `line`, or 0 when it is missing or no status line.
+    public static func status(of line: HeaderLine?) -> Int {
+        line.flatMap(StatusLine.init)?.status ?? 0
+    }
+}
