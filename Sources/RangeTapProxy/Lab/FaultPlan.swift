@@ -40,10 +40,15 @@ struct FaultPlan: Sendable {
         }
     }
 
-    /// The host (lower case, no port) and the path (no query) of an upstream URL, as rules match them.
+    /// The host (lower case, with its port) and the path (no query) of an upstream URL, as rules match them.
     static func hostAndPath(url: String) -> (host: String, path: String) {
         let parts = URLParts(url)
-        let host = parts.authority.map { URLAuthority.hostForURL($0.host).lowercased() } ?? ""
+        // With the port (the scheme's when none is written), so `host=cdn.example.com:8443`
+        // can match; a rule without a port matches any.
+        let host = parts.authority.map { a in
+            let name = URLAuthority.hostForURL(a.host).lowercased()
+            return a.port(default: parts.httpScheme?.defaultPort ?? 80).map { "\(name):\($0)" } ?? name
+        } ?? ""
         return (host, parts.path.isEmpty ? "/" : String(parts.path))
     }
 }
