@@ -326,11 +326,18 @@ median() { sort -g | awk '{a[NR]=$1} END{ if (NR==0) print "nan"; else if (NR%2)
 cat >"$T/rss_sampler.py" <<'PY'
 # rss_sampler.py ROOTPID OUTFILE INTERVAL MAXSECONDS
 # Peak memory of a process tree: max over samples of sum(VmRSS) of root+descendants,
-# and VmHWM of the root at the end; writes "peak_kb sum_rss_kb root_hwm_kb".
+# and VmHWM of the root at the end, and the CPU seconds (user + system) the tree used while sampled
+# (each process's last reading; the root's from its start); writes "peak_kb sum_rss_kb root_hwm_kb cpu_s".
 import os, signal, sys, time
 root, out, interval, maxsec = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 peak_sum = 0
 peak_hwm = 0
+cpu = {}
+TICK = os.sysconf("SC_CLK_TCK")
+
+def cpu_of(pid, stat):
+    fields = stat[stat.rfind(")") + 2:].split()
+    cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK   # utime + stime
 
 def status(pid):
     d = {}
@@ -367,6 +374,11 @@ def sample():
     global peak_sum, peak_hwm
     total = 0
     for p in tree():
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                cpu_of(p, f.read())
+        except (OSError, ValueError, IndexError):
+            pass
         st = status(p)
         total += st.get("VmRSS", 0)
         if p == root:
@@ -379,7 +391,7 @@ def dump(*_):
     except Exception:
         pass
     with open(out + ".tmp", "w") as f:
-        f.write(f"{max(peak_sum, peak_hwm)} {peak_sum} {peak_hwm}\n")
+        f.write(f"{max(peak_sum, peak_hwm)} {peak_sum} {peak_hwm} {sum(cpu.values()):.3f}\n")
     os.replace(out + ".tmp", out)
     os._exit(0)
 
@@ -408,10 +420,10 @@ start_sampler() {  # start_sampler ROOTPID OUTFILE
   done
   return 0
 }
-SAMPLER_RESULT="-"
-stop_sampler() {  # sets SAMPLER_RESULT to the peak in MiB (or "-")
+SAMPLER_RESULT="-"; SAMPLER_CPU="-"
+stop_sampler() {  # sets SAMPLER_RESULT to the peak in MiB (or "-"), SAMPLER_CPU to CPU seconds (or "-")
   local i
-  SAMPLER_RESULT="-"
+  SAMPLER_RESULT="-"; SAMPLER_CPU="-"
   [[ -n $SAMPLER_PID ]] || return 0
   kill -TERM "$SAMPLER_PID" 2>/dev/null || true
   for ((i = 0; i < 50; i++)); do
@@ -421,9 +433,14 @@ stop_sampler() {  # sets SAMPLER_RESULT to the peak in MiB (or "-")
   done
   stop_pid "$SAMPLER_PID" TERM 20
   SAMPLER_PID=""
-  if [[ -s $SAMPLER_OUT ]]; then SAMPLER_RESULT=$(awk '{printf "%.1f", $1/1024}' "$SAMPLER_OUT"); fi
+  if [[ -s $SAMPLER_OUT ]]; then
+    SAMPLER_RESULT=$(awk '{printf "%.1f", $1/1024}' "$SAMPLER_OUT")
+    SAMPLER_CPU=$(awk 'NF >= 4 {print $4; exit} {print "-"}' "$SAMPLER_OUT")
+  fi
   return 0
 }
+# cpu_per_gib CPU_SECONDS BYTES -> CPU seconds per GiB moved (or "-")
+cpu_per_gib() { awk -v c="$1" -v b="$2" 'BEGIN{ if (c == "-" || c == "" || b+0 <= 0) print "-"; else printf "%.3f", c / (b / 1073741824) }'; }
 
 # ---------------------------------------------------------------- data + nginx
 WWW="$T/www"; mkdir -p "$WWW" "$T/nginx-tmp"
@@ -721,8 +738,8 @@ if ((RUN_H2)); then
 fi
 ALL_ROWS=("${PLAIN_ROWS[@]}" "${TLS_CFGS[@]}" "${H2_CFGS[@]}")
 
-declare -A SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF PAIR1 PAIRF NOTE FAILS PSPEEDS PRSS PFAILS
-for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; PAIR1[$c]="-"; PAIRF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; PSPEEDS[$c]=""; PRSS[$c]="-"; PFAILS[$c]=0; done
+declare -A CPUB CPUP SPEEDS TTFBBIG RSS RSS50 TTFB1 TTFB50 TTFBF APPC APPF PAIR1 PAIRF NOTE FAILS PSPEEDS PRSS PFAILS
+for c in "${ALL_ROWS[@]}"; do SPEEDS[$c]=""; TTFBBIG[$c]=""; RSS[$c]="-"; RSS50[$c]="-"; TTFB1[$c]="-"; TTFB50[$c]="-"; TTFBF[$c]="-"; APPC[$c]="-"; APPF[$c]="-"; PAIR1[$c]="-"; PAIRF[$c]="-"; NOTE[$c]=""; FAILS[$c]=0; PSPEEDS[$c]=""; PRSS[$c]="-"; PFAILS[$c]=0; CPUB[$c]=""; CPUP[$c]=""; done
 RAW=()      # per-transfer raw lines
 SANITY=()   # per-transfer body_bytes_sent check lines
 SANITY_BAD=0
@@ -732,7 +749,7 @@ add_note() { [[ ${NOTE[$1]} == *"$2"* ]] || NOTE[$1]="${NOTE[$1]:+${NOTE[$1]}; }
 
 # big_round CFG ROUND LABEL MAXTIME
 big_round() {
-  local cfg=$1 round=$2 label=$3 maxt=$4 tag out rc=0 speed ttfb size code ttotal ver rss nb cnt capsz="-" h2bad=0
+  local cfg=$1 round=$2 label=$3 maxt=$4 tag out rc=0 speed ttfb size code ttotal ver rss nb cnt capsz="-" h2bad=0 cpu="-"
   tag="$cfg-$label"
   if ! start_cfg "$cfg" "$label"; then
     FAILS[$cfg]=$((${FAILS[$cfg]} + 1)); add_note "$cfg" "start failed"; return 0
@@ -744,8 +761,8 @@ big_round() {
     "${CFG_CURLARGS[@]}" "$CFG_URL/big.bin?b=$tag"
   out=$CURL_OUT rc=$CURL_RC
   read -r speed ttfb size code ttotal ver <<<"$out"
-  rss="-"
-  if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; fi
+  rss="-"; cpu="-"
+  if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; cpu=$SAMPLER_CPU; fi
   stop_cfg "$cfg"
   [[ $cfg == rangetap-* && $STOP_HOW == KILL* ]] && add_note "$cfg" "needed SIGKILL to stop"
   UPSTREAM_SEEN=""
@@ -764,6 +781,7 @@ big_round() {
   if ((rc == 0 && h2bad == 0)) && [[ $code == 200 && $size == "$BIG_BYTES" ]]; then
     SPEEDS[$cfg]+="$speed "
     TTFBBIG[$cfg]+="$ttfb "
+    [[ $cpu == - ]] || CPUB[$cfg]+="$(cpu_per_gib "$cpu" "$size") "
   else
     if [[ $cfg == mitm-buffer ]]; then
       # expected to be slow: keep the partial figures, flag them
@@ -778,8 +796,8 @@ big_round() {
   [[ $nb == "$BIG_BYTES" ]] || { ok=MISMATCH; [[ $cfg == mitm-buffer && $rc == 28 ]] || SANITY_BAD=$((SANITY_BAD + 1)); }
   SANITY+=("$(printf '%-19s %-7s nginx_body_bytes_sent=%-12s upstream_requests=%-3s curl_bytes=%-12s capture_bytes=%-12s %s' \
               "$cfg" "r$round" "$nb" "$cnt" "$size" "$capsz" "$ok")")
-  RAW+=("$(printf 'big %-19s %-4s MB/s=%-9s ttfb_s=%-9s total_s=%-9s rc=%s http=%s version=%s peakRSS_MiB=%s stop=%s%s' \
-           "$cfg" "r$round" "$(awk -v s="${speed:-0}" 'BEGIN{printf "%.1f", s/1e6}')" "$ttfb" "$ttotal" "$rc" "$code" "${ver:-?}" "$rss" "$STOP_HOW" "$UPSTREAM_SEEN")")
+  RAW+=("$(printf 'big %-19s %-4s MB/s=%-9s ttfb_s=%-9s total_s=%-9s rc=%s http=%s version=%s peakRSS_MiB=%s cpu_s=%s stop=%s%s' \
+           "$cfg" "r$round" "$(awk -v s="${speed:-0}" 'BEGIN{printf "%.1f", s/1e6}')" "$ttfb" "$ttotal" "$rc" "$code" "${ver:-?}" "$rss" "$cpu" "$STOP_HOW" "$UPSTREAM_SEEN")")
   return 0
 }
 
@@ -816,7 +834,7 @@ PY
 # par_round CFG ROUND LABEL: PAR_N concurrent range streams (one PAR_N-th of the big file each) on one
 # HTTP/2 connection: one curl --parallel process with PAR_N --next groups; aggregate MB/s = bytes / wall
 par_round() {
-  local cfg=$1 round=$2 label=$3 tag args=() i a b chunk t0 t1 rss nb cnt ok=OK bad="" mbps="-" capsz="-"
+  local cfg=$1 round=$2 label=$3 tag args=() i a b chunk t0 t1 rss nb cnt ok=OK bad="" mbps="-" capsz="-" cpu="-"
   local code size ver nc tt want conns=0 got=0 n_ok=0 tmax=0
   tag="$cfg-$label"
   if ! start_cfg "$cfg" "$label"; then
@@ -837,8 +855,8 @@ par_round() {
   t0=$EPOCHREALTIME
   run_curl "${args[@]}"
   t1=$EPOCHREALTIME
-  rss="-"
-  if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; fi
+  rss="-"; cpu="-"
+  if [[ -n $CFG_PID ]]; then stop_sampler; rss=$SAMPLER_RESULT; cpu=$SAMPLER_CPU; fi
   stop_cfg "$cfg"
   [[ $cfg == rangetap-* && $STOP_HOW == KILL* ]] && add_note "$cfg" "needed SIGKILL to stop"
   UPSTREAM_SEEN=""
@@ -860,6 +878,7 @@ par_round() {
   if ((CURL_RC == 0 && n_ok == PAR_N && conns == 1)); then
     mbps=$(awk -v b="$got" -v a="$t0" -v c="$t1" 'BEGIN{printf "%.1f", b / (c - a) / 1e6}')
     PSPEEDS[$cfg]+="$mbps "
+    [[ $cpu == - ]] || CPUP[$cfg]+="$(cpu_per_gib "$cpu" "$got") "
   else
     PFAILS[$cfg]=$((${PFAILS[$cfg]} + 1))
     ((CURL_RC == 0)) || add_note "$cfg" "50par curl rc=$CURL_RC"
@@ -870,8 +889,8 @@ par_round() {
   [[ $nb == "$BIG_BYTES" ]] || { ok=MISMATCH; SANITY_BAD=$((SANITY_BAD + 1)); }
   SANITY+=("$(printf '%-19s %-7s nginx_body_bytes_sent=%-12s upstream_requests=%-3s curl_bytes=%-12s capture_bytes=%-12s %s' \
               "$cfg" "p$round" "$nb" "$cnt" "$got" "$capsz" "$ok")")
-  RAW+=("$(printf 'par %-19s %-4s MB/s=%-9s wall_s=%-9s max_time_total_s=%-9s rc=%s streams_ok=%s/%s connects=%s peakRSS_MiB=%s stop=%s%s' \
-           "$cfg" "p$round" "$mbps" "$(awk -v a="$t0" -v c="$t1" 'BEGIN{printf "%.3f", c - a}')" "$tmax" "$CURL_RC" "$n_ok" "$PAR_N" "$conns" "$rss" "$STOP_HOW" "$UPSTREAM_SEEN")")
+  RAW+=("$(printf 'par %-19s %-4s MB/s=%-9s wall_s=%-9s max_time_total_s=%-9s rc=%s streams_ok=%s/%s connects=%s peakRSS_MiB=%s cpu_s=%s stop=%s%s' \
+           "$cfg" "p$round" "$mbps" "$(awk -v a="$t0" -v c="$t1" 'BEGIN{printf "%.3f", c - a}')" "$tmax" "$CURL_RC" "$n_ok" "$PAR_N" "$conns" "$rss" "$cpu" "$STOP_HOW" "$UPSTREAM_SEEN")")
   return 0
 }
 
@@ -1136,6 +1155,15 @@ report() {
         "${PRSS[$c]}" "${NOTE[$c]:-}$(failed_rounds "$c")$(failed_par "$c")"
     done
   fi
+  echo
+  echo "# CPU: user + system seconds of the proxy process tree per GiB moved (from /proc/PID/stat, sampled every 0.1 s"
+  echo "# from just after start to just before stop), median of rounds; steadier than MB/s on a shared machine"
+  printf '%-19s %12s %12s\n' config "cpu_s/GiB" "50par"
+  for c in "${ALL_ROWS[@]}"; do
+    [[ -n ${CPUB[$c]} || -n ${CPUP[$c]} ]] || continue
+    printf '%-19s %12s %12s\n' "$c" "$(med_of "${CPUB[$c]}" | awk '$1=="nan"{print "-"; next} {printf "%.3f", $1}')" \
+      "$(med_of "${CPUP[$c]}" | awk '$1=="nan"{print "-"; next} {printf "%.3f", $1}')"
+  done
   echo
   echo "# sanity: nginx \$body_bytes_sent per full transfer (must be ${BIG_BYTES}; p = the $PAR_N range streams together)"
   printf '%s\n' "${SANITY[@]}"
