@@ -46,8 +46,7 @@ struct InspectCommand: AsyncParsableCommand {
                 StandardError().write("rangetap: wrote \(html)")
             }
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         if json {
             FileHandle.standardOutput.write(try InspectJSON(analysis, path: capture).encoded())
@@ -62,8 +61,7 @@ struct InspectCommand: AsyncParsableCommand {
         do {
             tail = try CaptureTail(path: capture)
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         let text = TimelineText(colour: colour)
         var builder = CaptureAnalysisBuilder(header: tail.header, keepChunks: false)
