@@ -23,7 +23,7 @@ extension CaptureEvent {
         case .connectionClose(let e):
             j.add("t", e.t)
             j.add("conn", e.connection)
-            j.add("by", e.by)
+            j.add("by", e.by.rawValue)
             j.add("requests", e.requests)
         case .request(let e):
             j.add("t", e.t)
@@ -69,7 +69,7 @@ extension CaptureEvent {
             j.add("t", e.t)
             j.add("ex", e.exchange)
             j.add("conn", e.connection)
-            j.add("kind", e.kind)
+            j.add("kind", e.kind.rawValue)
             j.add("message", e.message)
             j.add("curlCode", e.curlCode)
             j.add("received", e.received)
@@ -147,7 +147,7 @@ extension CaptureEvent {
         case "conn.open":
             return .connectionOpen(ConnectionOpenEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), peer: try need(r.peer, "peer"), sendBuffer: r.sndbuf))
         case "conn.close":
-            return .connectionClose(ConnectionCloseEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), by: try need(r.by, "by"), requests: try need(r.requests, "requests")))
+            return .connectionClose(ConnectionCloseEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), by: ConnectionCloseEvent.Closer(rawValue: try need(r.by, "by")), requests: try need(r.requests, "requests")))
         case "request":
             return .request(RequestEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), method: try need(r.method, "method"), target: try need(r.target, "target"), version: try need(r.version_, "version"), url: r.url, headers: lines(try need(r.headers, "headers")), stream: r.stream))
         case "interim", "response":
@@ -160,7 +160,7 @@ extension CaptureEvent {
         case "cancel":
             return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"), deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:))))
         case "error":
-            return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: try need(r.kind, "kind"), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
+            return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: ErrorEvent.Kind(rawValue: try need(r.kind, "kind")), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
         case "tunnel":
             return .tunnel(TunnelEvent(t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"), up: try need(r.up, "up"), down: try need(r.down, "down"), intercepted: r.intercepted))
         case "tls":

@@ -141,13 +141,13 @@ public struct ConnectionCloseEvent: Sendable, Equatable {
     public var t: CaptureTime
     /// Connection id.
     public var connection: Int
-    /// Who closed it: `client` or `proxy`.
-    public var by: String
+    /// Who closed it: the client or the proxy.
+    public var by: Closer
     /// Requests received on this connection.
     public var requests: Int
 
     /// Creates the event.
-    public init(t: CaptureTime, connection: Int, by: String, requests: Int) {
+    public init(t: CaptureTime, connection: Int, by: Closer, requests: Int) {
         self.t = t
         self.connection = connection
         self.by = by
@@ -312,8 +312,8 @@ public struct ErrorEvent: Sendable, Equatable {
     public var exchange: Int?
     /// The client connection.
     public var connection: Int?
-    /// `bad-request`, `upstream`, `refused` or `client`.
-    public var kind: String
+    /// What went wrong: a bad request, a refusal, an upstream failure...
+    public var kind: Kind
     /// What went wrong, for a person.
     public var message: String
     /// libcurl's CURLcode, for upstream failures.
@@ -326,7 +326,7 @@ public struct ErrorEvent: Sendable, Equatable {
     public var status: Int?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int?, connection: Int?, kind: String, message: String, curlCode: Int? = nil, received: Int64 = 0, sha256: String? = nil, status: Int? = nil) {
+    public init(t: CaptureTime, exchange: Int?, connection: Int?, kind: Kind, message: String, curlCode: Int? = nil, received: Int64 = 0, sha256: String? = nil, status: Int? = nil) {
         self.t = t
         self.exchange = exchange
         self.connection = connection

@@ -1,9 +1,9 @@
 /// Turns check results into statements about what clients will experience.
 enum Verdicts {
     static func verdicts(_ checks: [ProbeCheck]) -> [PlayerVerdict] {
-        var byID: [String: ProbeCheck] = [:]
-        for c in checks { byID[c.id] = c }
-        func result(_ id: ProbeCheckID) -> CheckResult? { byID[id.rawValue]?.result }
+        var byID: [ProbeCheckID: ProbeCheck] = [:]
+        for c in checks { if let id = c.id.known { byID[id] = c } }
+        func result(_ id: ProbeCheckID) -> CheckResult? { byID[id]?.result }
         func failing(_ ids: [ProbeCheckID], at least: CheckResult = .fail) -> [String] {
             ids.filter { (result($0) ?? .pass) >= least }.map(\.rawValue)
         }
@@ -18,7 +18,7 @@ enum Verdicts {
                 : "an AVPlayer-style client cannot stream and seek reliably: \(broken.joined(separator: ", ")) failed",
             basedOn: streaming.map(\.rawValue)))
 
-        let probeStatus = byID[ProbeCheckID.rangeProbe.rawValue]?.evidence.first?.status
+        let probeStatus = byID[.rangeProbe]?.evidence.first?.status
         out.append(PlayerVerdict(
             id: "seek-cost", ok: probeStatus == 206,
             text: probeStatus == 206
@@ -26,7 +26,7 @@ enum Verdicts {
                 : "seeks will download from byte 0: a range request gets \(probeStatus.map { "a \($0)" } ?? "no answer") instead of a 206",
             basedOn: [ProbeCheckID.rangeProbe.rawValue]))
 
-        if let past = byID[ProbeCheckID.unsatisfiablePastEnd.rawValue] {
+        if let past = byID[.unsatisfiablePastEnd] {
             let status = past.evidence.first?.status
             let text: String
             switch (past.result, status) {
@@ -35,7 +35,7 @@ enum Verdicts {
             case (_, 200?): text = "a client that overshoots the end gets the whole body instead of a 416"
             default: text = "a client that overshoots the end gets \(status.map { "a \($0)" } ?? "no answer")"
             }
-            out.append(PlayerVerdict(id: "length-after-416", ok: past.result == .pass, text: text, basedOn: [past.id]))
+            out.append(PlayerVerdict(id: "length-after-416", ok: past.result == .pass, text: text, basedOn: [past.id.rawValue]))
         }
 
         let conditional: [ProbeCheckID] = [.ifRangeETag, .ifRangeDate]

@@ -174,12 +174,12 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
                 passOn()
                 let timedOut = code == CurlMulti.idleTimeoutCode
                 let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
-                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? "upstream-timeout" : "upstream", message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
+                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream, message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
                 deliver(self, .failed(text, timedOut: timedOut, UpstreamOutcome(t: now, received: received, failure: event)))
             } else {
                 // Cancelled without a client close: the proxy is shutting down.
                 passOn()
-                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: "interrupted", message: "rangetap stopped before the response ended", received: received)
+                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: .interrupted, message: "rangetap stopped before the response ended", received: received)
                 deliver(self, .failed("rangetap is shutting down", timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
             }
         }

@@ -118,7 +118,7 @@ struct ExchangeStateMachine {
         } catch {
             state = .finished
             let message = "the upstream response head is unusable: \(error)"
-            settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: "upstream", message: message, status: 502)))
+            settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
             return .respondWithError(.badGateway, message: message)
         }
         state = .streaming
@@ -229,7 +229,7 @@ struct ExchangeStateMachine {
             // libcurl ended without a head (cannot happen for HTTP, but never leave a client hanging).
             state = .finished
             let message = "the upstream response ended before its head"
-            settle(with: .error(ErrorEvent(t: upstream!.t, exchange: exchange, connection: connection, kind: "upstream", message: message, status: 502)))
+            settle(with: .error(ErrorEvent(t: upstream!.t, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
             return .respondWithError(.badGateway, message: message)
         case .finished, .clientGone:
             settleIfDone()

@@ -119,7 +119,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             perform(action, for: a.exchange, context: context)
             settle(id)
         }
-        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? "proxy" : "client", requests: requests)))
+        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? .proxy : .client, requests: requests)))
         context.fireChannelInactive()
     }
 
@@ -142,7 +142,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 recordRequest(head, t: t, exchange: id, url: nil)
                 if session.origin != nil {
                     let message = "CONNECT inside an intercepted tunnel (to \(session.origin ?? "?")) is not supported; connect to the proxy directly"
-                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: "refused", message: message, status: 405)))
+                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: message, status: 405)))
                     respond(.methodNotAllowed, message: message, keepAlive: false, context: context)
                     return
                 }
@@ -166,7 +166,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
-                shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: "refused", message: refusal.message, status: Int(refusal.status.code))))
+                shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: refusal.message, status: Int(refusal.status.code))))
                 respond(refusal.status, message: refusal.message, keepAlive: head.isKeepAlive, context: context)
             }
         case .body(var buffer):
@@ -198,7 +198,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         discardingBody = true
         recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
         let message = "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size"
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: connectionID, kind: "refused", message: message, status: 413)))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: connectionID, kind: .refused, message: message, status: 413)))
         respond(.payloadTooLarge, message: message, keepAlive: false, context: context)
     }
 
@@ -206,7 +206,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let timeout = event as? HeadTimeout {
             // RawRequestTap answered 408 and closes.
             closedByProxy = true
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: "head-timeout", message: timeout.message, status: 408)))
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: .headTimeout, message: timeout.message, status: 408)))
             return
         }
         context.fireUserInboundEventTriggered(event)
@@ -221,7 +221,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         // ClientProtocolErrorHandler has already answered a malformed request (400, or 431).
         let problem = ClientRequestError.describing(error)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? "bad-request" : "client", message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
         // A client that left mid-request closed the connection itself.
         closedByProxy = !(error is ClientLeftMidRequest)
         context.close(promise: nil)
@@ -300,7 +300,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func cut(_ exchange: Exchange, reset: Bool, rule: String, detail: String) {
         let forwarded = exchanges[exchange.id]?.gate?.forwarded ?? 0
         shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: detail)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: connectionID, kind: "fault", message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: connectionID, kind: .fault, message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
         exchanges[exchange.id] = nil
         exchange.abort()
         guard let context else { return }

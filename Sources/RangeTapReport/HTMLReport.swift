@@ -116,7 +116,7 @@ public enum HTMLReport {
         out += "</div>\n<div class=\"legend conns\">colour = client connection: "
         let shown = a.connections.prefix(24)
         for c in shown {
-            let closed = c.closedBy.map { "closed by \(HTMLEscaping.escape($0))" }
+            let closed = c.closedBy.map { "closed by \(HTMLEscaping.escape($0.rawValue))" }
             if c.isHTTP2 {
                 out += "<span class=\"conn\"><i class=\"sw \(waterfall.colourClass(connection: c.id))\"></i>\(connectionLabel(c.id, streams: c.streams, upstreamVersions: []))\(closed.map { " <small>(\($0))</small>" } ?? "")</span>"
             } else {

@@ -82,7 +82,7 @@ public struct InspectJSON: Encodable, Sendable {
     struct Connection: Encodable, Sendable {
         var id: Int
         var requests: Int
-        var closedBy: String?
+        var closedBy: ConnectionCloseEvent.Closer?
         /// `"2"` when its requests came as HTTP/2 streams; absent when it carried no request.
         var clientHTTPVersion: String?
         /// HTTP/2 streams it carried; absent on HTTP/1.x connections.

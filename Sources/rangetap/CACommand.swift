@@ -24,7 +24,6 @@ struct CACommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func run() throws {
-            let stderr = StandardError()
             do {
                 let (ca, created) = try CertificateAuthority.loadOrCreate(in: location.directory)
                 print(created ? "created a CA in \(ca.directory)" : "a CA already exists in \(ca.directory); kept it")
@@ -32,8 +31,7 @@ struct CACommand: ParsableCommand {
                 print("SHA-256 fingerprint: \(ca.fingerprintSHA256)")
                 print("next: make your client trust it (rangetap ca info)")
             } catch {
-                stderr.write("rangetap: \(error)")
-                throw ExitCode(2)
+                throw CommandFailure(error)
             }
         }
     }
@@ -44,16 +42,13 @@ struct CACommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func run() throws {
-            let stderr = StandardError()
             do {
                 guard let ca = try CertificateAuthority.load(from: location.directory) else {
-                    stderr.write("rangetap: no CA in \(location.directory); create one with rangetap ca init\(location.caDir.map { " --ca-dir \($0)" } ?? "")")
-                    throw ExitCode(2)
+                    throw CommandFailure(message: "no CA in \(location.directory); create one with rangetap ca init\(location.caDir.map { " --ca-dir \($0)" } ?? "")")
                 }
                 print(ca.certificatePEM, terminator: ca.certificatePEM.hasSuffix("\n") ? "" : "\n")
             } catch let error as TLSError {
-                stderr.write("rangetap: \(error)")
-                throw ExitCode(2)
+                throw CommandFailure(error)
             }
         }
     }
@@ -64,16 +59,13 @@ struct CACommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func run() throws {
-            let stderr = StandardError()
             do {
                 guard let ca = try CertificateAuthority.load(from: location.directory) else {
-                    stderr.write("rangetap: no CA in \(location.directory); create one with rangetap ca init\(location.caDir.map { " --ca-dir \($0)" } ?? "") (rangetap record also creates it)")
-                    throw ExitCode(2)
+                    throw CommandFailure(message: "no CA in \(location.directory); create one with rangetap ca init\(location.caDir.map { " --ca-dir \($0)" } ?? "") (rangetap record also creates it)")
                 }
                 print(Self.text(ca))
             } catch let error as TLSError {
-                stderr.write("rangetap: \(error)")
-                throw ExitCode(2)
+                throw CommandFailure(error)
             }
         }
 

@@ -53,8 +53,7 @@ struct ExportCommand: ParsableCommand {
             let n = analysis.exchanges.count
             StandardError().write("rangetap: exported \(n) exchange\(n == 1 ? "" : "s") from \(capture) to \(written.joined(separator: " and "))")
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
     }
 }

@@ -74,8 +74,7 @@ struct InspectCommand: AsyncParsableCommand {
                 StandardError().write("rangetap: wrote \(html)")
             }
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         if json {
             FileHandle.standardOutput.write(try InspectJSON(analysis, path: capture).encoded())
@@ -91,8 +90,7 @@ struct InspectCommand: AsyncParsableCommand {
         do {
             tail = try CaptureTail(path: capture)
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         let text = TimelineText(colour: colour)
         var builder = CaptureAnalysisBuilder(header: tail.header, keepChunks: false)

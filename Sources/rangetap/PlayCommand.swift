@@ -58,8 +58,7 @@ struct PlayCommand: AsyncParsableCommand {
         do {
             (pattern, readBytes) = try checkedArguments()
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         let logger = logging.bootstrap("rangetap.play")
         let proxy = proxyOptions.selection(for: url, environment: ProcessInfo.processInfo.environment, logger: logger).proxy
@@ -70,8 +69,7 @@ struct PlayCommand: AsyncParsableCommand {
                 url: url, pattern: pattern, proxy: proxy, readBytes: readBytes, seed: seed,
                 onStep: { step in if !json { print(step.line) } })
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         if json {
             let encoder = JSONEncoder()

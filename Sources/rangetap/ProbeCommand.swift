@@ -53,14 +53,12 @@ struct ProbeCommand: AsyncParsableCommand {
     @OptionGroup var logging: VerboseOption
 
     func run() async throws {
-        let stderr = StandardError()
         let logger = logging.bootstrap("rangetap.probe")
         let seconds: Double
         do {
             seconds = try DurationText.seconds(timeout, bareNumber: .seconds)
         } catch {
-            stderr.write("rangetap: --timeout: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(message: "--timeout: \(error)")
         }
         let proxy = proxyOptions.selection(for: url, environment: ProcessInfo.processInfo.environment, logger: logger).proxy
         logger.debug("timeout \(seconds) s per request\(http2 ? ", over HTTP/2" : "")")
@@ -69,8 +67,7 @@ struct ProbeCommand: AsyncParsableCommand {
         do {
             report = try await Prober.run(options)
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         if json {
             print(try report.json())

@@ -22,12 +22,20 @@ struct RangeTap: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            exit(with: failure)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                exit(with: CommandFailure(line: fullMessage(for: error), status: .badInput))
             }
             exit(withError: error)
         }
+    }
+
+    /// Writes the failure's line to stderr and exits with its status: the one place a command's
+    /// failure reaches the user.
+    private static func exit(with failure: CommandFailure) -> Never {
+        StandardError().write(failure.line)
+        Foundation.exit(failure.status.rawValue)
     }
 }

@@ -111,23 +111,20 @@ struct RecordCommand: AsyncParsableCommand {
             config.faultRules = try LabOptions.faultRules(fault, file: faults)
             config.shape = try LabOptions.shape(shape, trace: shapeTrace)
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         do {
             // Before anything is bound: an upstream that is this proxy would loop.
             try config.validateUpstream()
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         let server: ProxyServer
         let captureDirectory = NewCaptureDirectory(path: output)
         do {
             server = try ProxyServer(configuration: config, logger: logger) { line in stderr.write(line) }
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         let port: Int
         do {
@@ -136,8 +133,7 @@ struct RecordCommand: AsyncParsableCommand {
             await server.stop()
             // Nothing was recorded: no capture directory is left behind.
             captureDirectory.discard(logger: logger)
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         if !config.listensOnLoopback {
             stderr.write("rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
@@ -156,8 +152,7 @@ struct RecordCommand: AsyncParsableCommand {
         let s = server.summary
         stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.exchanges) exchanges on \(s.connections) connections, \(s.bytes) body bytes, \(s.cancels) cancelled, \(s.errors) errors, \(s.tunnels) tunnels -> \(output)")
         if let error = server.captureWriteError {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure(error, status: .failure)
         }
     }
 }

@@ -79,8 +79,7 @@ struct ReplayCommand: AsyncParsableCommand {
         do {
             replayer = try Replayer(path: capture)
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         var report: ReplayReport
         if let cacheCommand {
@@ -97,8 +96,7 @@ struct ReplayCommand: AsyncParsableCommand {
             do {
                 report = try replayer.run(try strategy.make(directory: dir, capacity: try capacityBytes()))
             } catch {
-                StandardError().write("rangetap: \(error)")
-                throw ExitCode(2)
+                throw CommandFailure(error)
             }
         }
         if replayer.truncatedTail {
@@ -129,8 +127,7 @@ struct ReplayCommand: AsyncParsableCommand {
             replay = try ThroughProxyReplay(capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0, timeout: try seconds(timeout, "--timeout"))
             port = try await replay.startOrigin()
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         stderr.write("rangetap: origin (the capture, served --ideal) on http://127.0.0.1:\(port); the proxy at \(proxyURL) must forward to it (nginx: proxy_pass http://127.0.0.1:\(port);)")
         if originPort == nil && isatty(STDIN_FILENO) == 1 {

@@ -112,8 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
                 context = try InterceptContexts(leaves: try LeafCertificates(authority: ca)).context(for: address.host)
                 authority = ca
             } catch {
-                stderr.write("rangetap: cannot serve over HTTPS: \(error)")
-                throw ExitCode(2)
+                throw CommandFailure(message: "cannot serve over HTTPS: \(error)")
             }
         }
         do {
@@ -122,8 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
                 speed: speed, tls: context, matching: match.matching, lineSink: sink)
             port = try await server.start()
         } catch {
-            stderr.write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on \(tls ? "https" : "http")://\(address.authority(port: port)); Ctrl-C to stop")
         if let authority {

@@ -41,19 +41,16 @@ struct ShapeCommand: ParsableCommand {
             target = "http://\(LinkControlRequest.host)/shape"
         }
         let request = "\(method) \(target) HTTP/1.1\r\nHost: \(LinkControlRequest.host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        let stderr = StandardError()
         do {
             let (status, body) = try ControlClient.exchange(host: address.host, port: address.port, request: Array(request.utf8))
             let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
             if status == 200 {
                 print(spec == nil ? text : "rangetap: link now \(text)")
             } else {
-                stderr.write(text.hasPrefix("rangetap:") ? text : "rangetap: \(status) \(text)")
-                throw ExitCode(status == 400 ? 2 : 1)
+                throw CommandFailure(line: text.hasPrefix("rangetap:") ? text : "rangetap: \(status) \(text)", status: status == 400 ? .badInput : .failure)
             }
         } catch let error as ControlClient.Failure {
-            stderr.write("rangetap: cannot reach record on \(address.authority(port: address.port)): \(error.reason) (is `rangetap record --shape …` running there?)")
-            throw ExitCode(1)
+            throw CommandFailure(message: "cannot reach record on \(address.authority(port: address.port)): \(error.reason) (is `rangetap record --shape …` running there?)", status: .failure)
         }
     }
 }

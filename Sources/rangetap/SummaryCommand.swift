@@ -17,8 +17,7 @@ struct SummaryCommand: ParsableCommand {
         do {
             report = try CaptureSummaryReport(path: capture)
         } catch {
-            StandardError().write("rangetap: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(error)
         }
         print(report.text, terminator: "")
     }

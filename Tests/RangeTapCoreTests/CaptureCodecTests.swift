@@ -41,7 +41,7 @@ private let sampleEvents: [CaptureEvent] = [
     .header(CaptureHeader(version: 1, tool: "rangetap \"dev\"", startedAt: "2026-11-22T18:16:44.846Z", bodies: false, redacted: false, listen: "[::1]:0", upstream: "https://cdn.example.com/base")),
     .connectionOpen(ConnectionOpenEvent(t: 993_162_917, connection: 1, peer: "127.0.0.1:34156", sendBuffer: 3_939_840)),
     .connectionOpen(ConnectionOpenEvent(t: 0, connection: 2, peer: "[::1]:1", sendBuffer: nil)),
-    .connectionClose(ConnectionCloseEvent(t: 1_502_000_000, connection: 1, by: "client", requests: 3)),
+    .connectionClose(ConnectionCloseEvent(t: 1_502_000_000, connection: 1, by: .client, requests: 3)),
     .request(RequestEvent(t: 993_560_176, exchange: 1, connection: 1, method: "GET", target: "http://127.0.0.1:8081/a b\"c\\d.mp4", version: "HTTP/1.1", url: "http://127.0.0.1:8081/a.mp4", headers: awkwardLines)),
     .request(RequestEvent(t: 5, exchange: 2, connection: 1, method: "OPTIONS", target: "*", version: "HTTP/1.0", url: nil, headers: [])),
     .interim(ResponseEvent(t: 997_000_000, exchange: 1, status: 103, lines: [HeaderLine(raw: "HTTP/1.1 103 Early Hints\r\n"), HeaderLine(raw: "Link: </a.css>; rel=preload\r\n"), HeaderLine(raw: "\r\n")], reused: nil, upstreamPort: nil)),
@@ -55,8 +55,8 @@ private let sampleEvents: [CaptureEvent] = [
     .end(EndEvent(t: 1_021_000_001, exchange: 2, bytes: 0, sha256: "")),
     .cancel(CancelEvent(t: 1_002_412_429, exchange: 1, delivered: 486_912, received: 1_060_352, sendBuffer: 131_072, sha256: "7bd4")),
     .cancel(CancelEvent(t: 1, exchange: 3, delivered: 0, received: 0, sendBuffer: nil, sha256: "")),
-    .error(ErrorEvent(t: 5000, exchange: 4, connection: 2, kind: "upstream", message: "upstream failed: \"x\"\n\t\\ caf\u{E9} \u{1F3A5}", curlCode: 7, received: 10, sha256: "e3b0", status: 502)),
-    .error(ErrorEvent(t: 6000, exchange: nil, connection: nil, kind: "bad-request", message: "malformed")),
+    .error(ErrorEvent(t: 5000, exchange: 4, connection: 2, kind: .upstream, message: "upstream failed: \"x\"\n\t\\ caf\u{E9} \u{1F3A5}", curlCode: 7, received: 10, sha256: "e3b0", status: 502)),
+    .error(ErrorEvent(t: 6000, exchange: nil, connection: nil, kind: .badRequest, message: "malformed")),
     .tunnel(TunnelEvent(t: 2_000_000_000, opened: 1_000_000_000, exchange: 7, connection: 3, authority: "example.com:443", up: 517, down: 4821)),
     .fault(FaultEvent(t: 3_000, exchange: 8, rule: "path=*.ts,nth=2,status=503", action: "status", detail: "answered 503 without asking the origin")),
     .fault(FaultEvent(t: 3_001, exchange: 9, rule: "header-case=lower", action: "header-case", detail: "respelled 5 names", lines: awkwardLines)),
@@ -128,7 +128,7 @@ struct CaptureCodecTests {
 
     @Test func unknownKeysAreIgnored() throws {
         let event = try decode(#"{"type":"conn.close","t":9,"conn":4,"by":"proxy","requests":0,"newKey":{"a":1}}"#)
-        #expect(event == .connectionClose(ConnectionCloseEvent(t: 9, connection: 4, by: "proxy", requests: 0)))
+        #expect(event == .connectionClose(ConnectionCloseEvent(t: 9, connection: 4, by: .proxy, requests: 0)))
     }
 
     @Test func unknownTypeWhoseKeysHaveOtherTypesDecodesToNil() throws {

@@ -111,8 +111,8 @@ private struct Scenario {
         writer.record(.end(EndEvent(t: 200, exchange: 1, bytes: off1, sha256: "")))
         writer.record(.cancel(CancelEvent(t: 210, exchange: 2, delivered: 300, received: off2, sendBuffer: 131_072, sha256: "")))
         writer.record(.request(RequestEvent(t: 220, exchange: 3, connection: 1, method: "GET", target: "http://127.0.0.1:9/x", version: "HTTP/1.1", url: "http://127.0.0.1:9/x", headers: [])))
-        writer.record(.error(ErrorEvent(t: 230, exchange: 3, connection: 1, kind: "upstream", message: "upstream failed: refused (curl error 7)", curlCode: 7, received: 0, sha256: nil, status: 502)))
-        writer.record(.connectionClose(ConnectionCloseEvent(t: 240, connection: 1, by: "client", requests: 3)))
+        writer.record(.error(ErrorEvent(t: 230, exchange: 3, connection: 1, kind: .upstream, message: "upstream failed: refused (curl error 7)", curlCode: 7, received: 0, sha256: nil, status: 502)))
+        writer.record(.connectionClose(ConnectionCloseEvent(t: 240, connection: 1, by: .client, requests: 3)))
         return recorded
     }
 }
@@ -324,7 +324,7 @@ struct CaptureWriterReaderTests {
         writer.record(.connectionOpen(ConnectionOpenEvent(t: 1, connection: 1, peer: "p", sendBuffer: nil)))
         writer.close()
         try appendBytes(Array("this is not json\n".utf8), to: path + "/events.jsonl")
-        try appendBytes(CaptureEvent.connectionClose(ConnectionCloseEvent(t: 2, connection: 1, by: "client", requests: 0)).jsonLine(), to: path + "/events.jsonl")
+        try appendBytes(CaptureEvent.connectionClose(ConnectionCloseEvent(t: 2, connection: 1, by: .client, requests: 0)).jsonLine(), to: path + "/events.jsonl")
 
         let reader = try CaptureReader(path: path)
         var seen: [CaptureEvent] = []

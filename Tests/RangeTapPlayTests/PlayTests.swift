@@ -252,7 +252,7 @@ struct PlayTests {
                 if case .connectionClose(let c) = e { return c }
                 return nil
             }
-            #expect(closes.filter { $0.by == "client" }.count >= 3)
+            #expect(closes.filter { $0.by == .client }.count >= 3)
             // What the proxy recorded is the file's bytes at the offsets claimed.
             for e in ex where e.bytesReceived > 0 {
                 let start = Int(try #require(e.chunks.first?.resourceOffset))

@@ -24,7 +24,7 @@ struct HTTP2ProbeTests {
         #expect(report.ids(.fail).isEmpty, "\(report.table)")
         #expect(report.ids(.warn) == ["head-range"], "\(report.table)")
         #expect(report.ids(.info) == ["header-case", "header-line-endings", "header-syntax"], "\(report.table)")
-        #expect(Set(report.checks.map(\.id)) == Set(ProbeCheckID.allCases.filter { $0.runs(http2: true) }.map(\.rawValue)))
+        #expect(Set(report.checks.map(\.id.rawValue)) == Set(ProbeCheckID.allCases.filter { $0.runs(http2: true) }.map(\.rawValue)))
         #expect(report.check(.keepAliveReuse) == nil && report.check(.http10Range) == nil)
 
         // Every response came over HTTP/2, and the evidence says so.

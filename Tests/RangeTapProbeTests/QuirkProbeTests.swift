@@ -52,7 +52,7 @@ struct QuirkProbeTests {
         #expect(report.ids(.info) == defect.info, "\(report.table)")
         #expect(report.durationMs < 2000, "a loopback probe takes \(report.durationMs) ms")
         for id in defect.fail.union(defect.warn) {
-            let check = try #require(report.checks.first { $0.id == id })
+            let check = try #require(report.checks.first { $0.id.rawValue == id })
             #expect(!check.evidence.isEmpty, "\(id) carries its evidence")
             #expect(check.rfc.hasPrefix("RFC 91"), "\(id) names its RFC section")
         }

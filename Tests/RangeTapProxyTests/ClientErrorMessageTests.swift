@@ -79,7 +79,7 @@ struct ClientErrorMessageTests {
         writer.close()
         let events = try CaptureReader(path: path).events()
         let error = try #require(events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
-        #expect(error.kind == "bad-request")
+        #expect(error.kind == .badRequest)
         #expect(error.status == 400)
     }
 
@@ -110,8 +110,8 @@ struct ClientErrorMessageTests {
         let url = "http://user:hunter2@127.0.0.1:1/a\u{1B}[2J"
         live.observe(.request(RequestEvent(t: 1, exchange: 1, connection: 1, method: "GET", target: url, version: "HTTP/1.1", url: url, headers: [])))
         live.observe(.response(ResponseEvent(t: 2, exchange: 1, status: 200, lines: ["HTTP/1.1 200 OK\r\n", "X: \u{1B}]0;x\u{07}\r\n", "\r\n"].map(HeaderLine.init(raw:)), reused: false, upstreamPort: nil)))
-        live.observe(.error(ErrorEvent(t: 3, exchange: 1, connection: 1, kind: "upstream", message: "upstream failed: \u{1B}[1A\u{1B}[2K forged", curlCode: 56)))
-        live.observe(.error(ErrorEvent(t: 4, exchange: nil, connection: 2, kind: "bad-request", message: "bad \u{1B}[31m http://a:secret@h/", status: 400)))
+        live.observe(.error(ErrorEvent(t: 3, exchange: 1, connection: 1, kind: .upstream, message: "upstream failed: \u{1B}[1A\u{1B}[2K forged", curlCode: 56)))
+        live.observe(.error(ErrorEvent(t: 4, exchange: nil, connection: 2, kind: .badRequest, message: "bad \u{1B}[31m http://a:secret@h/", status: 400)))
         let all = lines.all.joined(separator: "\n")
         #expect(lines.all.count == 2, "\(all)")
         #expect(!all.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(all)")

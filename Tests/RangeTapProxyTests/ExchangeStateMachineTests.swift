@@ -85,7 +85,7 @@ struct ExchangeStateMachineTests {
     }
 
     @Test func anUpstreamFailureWithTheClientPresentIsRecordedAsTheError() {
-        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: "upstream", message: "reset", curlCode: 56, received: 100)
+        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 100)
         var m = streaming()
         #expect(m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 100, failure: failure)) == .closeConnection)
         #expect(m.takeRecord() == .error(failure))
@@ -95,7 +95,7 @@ struct ExchangeStateMachineTests {
     }
 
     @Test func anUpstreamFailureAfterTheClientLeftIsACancel() {
-        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: "upstream", message: "reset", curlCode: 56, received: 80)
+        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 80)
         var m = streaming()
         _ = m.clientClosed(ClientOutcome(t: 20, delivered: 80, measure: .tcpAcked, gone: true))
         _ = m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 80, failure: failure))
@@ -112,7 +112,7 @@ struct ExchangeStateMachineTests {
             Issue.record("no error recorded")
             return
         }
-        #expect(e.kind == "upstream" && e.status == 502 && e.exchange == 7 && e.connection == 3)
+        #expect(e.kind == .upstream && e.status == 502 && e.exchange == 7 && e.connection == 3)
         #expect(m.isSettled)
     }
 

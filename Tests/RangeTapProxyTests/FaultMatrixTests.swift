@@ -61,7 +61,7 @@ struct FaultMatrixTests {
     /// The capture's error events; every one must be of a documented kind.
     func errors(_ capture: RecordedCapture, sourceLocation: SourceLocation = #_sourceLocation) -> [ErrorEvent] {
         let errors = capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }
-        for e in errors { #expect(Self.documentedKinds.contains(e.kind), "undocumented error kind \(e.kind)", sourceLocation: sourceLocation) }
+        for e in errors { #expect(Self.documentedKinds.contains(e.kind.rawValue), "undocumented error kind \(e.kind)", sourceLocation: sourceLocation) }
         return errors
     }
 
@@ -137,7 +137,7 @@ struct FaultMatrixTests {
             #expect(!FileManager.default.fileExists(atPath: "\(origin.directory)/\(name).req"), "\(name) reached the origin")
         }
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "bad-request")
+        #expect(e.kind == .badRequest)
         #expect(e.status == c.status)
         #expect(e.message.localizedCaseInsensitiveContains(c.says))
     }
@@ -162,7 +162,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "bad-request")
+        #expect(e.kind == .badRequest)
         #expect(e.message.contains("HTTP/2 protocol error"), "\(e.message)")
     }
 
@@ -222,7 +222,7 @@ struct FaultMatrixTests {
         #expect(!FileManager.default.fileExists(atPath: origin.directory + "/big.req"))
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "refused" && e.status == 413)
+        #expect(e.kind == .refused && e.status == 413)
         #expect(capture.exchanges.first?.method == "POST")
     }
 
@@ -327,15 +327,15 @@ struct FaultMatrixTests {
         let capture = try await finish(proxy)
         #expect(!FileManager.default.fileExists(atPath: origin.directory + "/cut.req"), "the cut request was forwarded")
         let errs = errors(capture)
-        #expect(!errs.contains { $0.kind == "bad-request" || $0.status == 400 }, "\(errs.map(\.message))")
+        #expect(!errs.contains { $0.kind == .badRequest || $0.status == 400 }, "\(errs.map(\.message))")
         if let words = c.recorded {
             let e = try #require(errs.first)
-            #expect(e.kind == "client")
+            #expect(e.kind == .client)
             #expect(e.message.contains("closed the connection before its request body was whole \(words)"), "\(e.message)")
         } else {
             #expect(errs.isEmpty)
             let close = capture.events.compactMap { if case .connectionClose(let e) = $0 { e } else { nil } }.first
-            #expect(close?.by == "client")
+            #expect(close?.by == .client)
             #expect(close?.requests == 0)
         }
     }
@@ -406,7 +406,7 @@ struct FaultMatrixTests {
         #expect(answered == count)
         try expectServes(proxy)
         let capture = try await finish(proxy)
-        let timeouts = errors(capture).filter { $0.kind == "head-timeout" }
+        let timeouts = errors(capture).filter { $0.kind == .headTimeout }
         #expect(timeouts.count == count)
         #expect(timeouts.allSatisfy { $0.status == 408 && $0.message.contains("--head-timeout") })
     }
@@ -468,7 +468,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream" && e.status == nil && e.received == 10)
+        #expect(e.kind == .upstream && e.status == nil && e.received == 10)
         #expect(e.curlCode == 56 || e.curlCode == 18, "\(e.message)")
     }
 
@@ -479,7 +479,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream-timeout" && e.curlCode == 28 && e.status == nil)
+        #expect(e.kind == .upstreamTimeout && e.curlCode == 28 && e.status == nil)
     }
 
     @Test func contentLengthLongerThanTheBodyIsAFailureNotAnEnd() async throws {
@@ -489,7 +489,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream" && e.curlCode == 18 && e.received == 10, "\(e.message)")
+        #expect(e.kind == .upstream && e.curlCode == 18 && e.received == 10, "\(e.message)")
         guard case .failed = try #require(capture.exchanges.first).outcome else {
             Issue.record("a short body is not an end")
             return
@@ -518,7 +518,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream" && e.status == 502 && e.message.contains(c.says))
+        #expect(e.kind == .upstream && e.status == 502 && e.message.contains(c.says))
     }
 
     @Test func closeDelimitedBodyIsRelayedAndEnds() async throws {
@@ -569,7 +569,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "refused" && e.status == 400)
+        #expect(e.kind == .refused && e.status == 400)
     }
 
     @Test func userinfoIsSentAsBasicAuthAndNotRecordedInClear() async throws {
@@ -594,7 +594,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream" && e.curlCode == 7)
+        #expect(e.kind == .upstream && e.curlCode == 7)
         #expect(capture.exchanges.first?.url == "http://[::1]:\(closed)/x")
     }
 
@@ -606,7 +606,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "refused" && e.status == 508)
+        #expect(e.kind == .refused && e.status == 508)
     }
 
     @Test func connectToAClosedPortGets502() async throws {
@@ -618,7 +618,7 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         let e = try #require(errors(capture).first)
-        #expect(e.kind == "upstream" && e.status == 502)
+        #expect(e.kind == .upstream && e.status == 502)
         #expect(capture.exchanges.first?.method == "CONNECT")
     }
 

@@ -116,7 +116,7 @@ struct HTTPSInterceptionTests {
         #expect(r.text.contains("failed verification") && r.text.contains("--upstream-cacert"), "\(r.text)")
         let capture = try await strict.stopAndRead()
         let error = try #require(capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
-        #expect(error.kind == "upstream" && error.status == 502 && error.curlCode == 60)
+        #expect(error.kind == .upstream && error.status == 502 && error.curlCode == 60)
         let trusting = try await ProxyHarness { $0.caDirectory = caDir; $0.upstreamCACertificates = selfSigned.certificate }
         let ok = try curl(["-x", trusting.url] + trusting.curlTrust + [target, "-o", "/dev/null", "-w", "%{http_code}"])
         #expect(ok.text == "200")

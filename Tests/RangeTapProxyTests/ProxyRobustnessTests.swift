@@ -30,7 +30,7 @@ struct ProxyRobustnessTests {
         #expect(r.text == "206")
         let capture = try await proxy.stopAndRead()
         let errors = capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }
-        #expect(errors.contains { $0.kind == "bad-request" && $0.status == 400 })
+        #expect(errors.contains { $0.kind == .badRequest && $0.status == 400 })
         #expect(capture.exchanges.count == 1)
     }
 

@@ -50,7 +50,7 @@ struct ReliabilityFixesTests {
         try expectServes(proxy)
         let capture = try await proxy.stopAndRead()
         let error = try #require(capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
-        #expect(error.kind == "refused")
+        #expect(error.kind == .refused)
         #expect(error.status == 413)
     }
 
@@ -64,7 +64,7 @@ struct ReliabilityFixesTests {
         try expectServes(proxy)
         let capture = try await proxy.stopAndRead()
         let error = try #require(capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
-        #expect(error.kind == "head-timeout")
+        #expect(error.kind == .headTimeout)
         #expect(error.status == 408)
         #expect(try CaptureAnalysis.analyze(path: proxy.capturePath).exchanges.count == 1)
     }
@@ -80,7 +80,7 @@ struct ReliabilityFixesTests {
         try expectServes(proxy)
         let capture = try await proxy.stopAndRead()
         let error = try #require(capture.events.compactMap { if case .error(let e) = $0, e.exchange != nil { e } else { nil } }.first)
-        #expect(error.kind == "upstream-timeout")
+        #expect(error.kind == .upstreamTimeout)
         #expect(error.status == 504)
     }
 

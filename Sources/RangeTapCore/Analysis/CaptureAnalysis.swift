@@ -39,7 +39,7 @@ public struct CaptureAnalysis: Sendable {
         /// Requests it carried.
         public var requests: Int
         /// Who closed it, if it closed.
-        public var closedBy: String?
+        public var closedBy: ConnectionCloseEvent.Closer?
         /// The client side's HTTP version on it (`"1.1"`, `"2"` when its requests came as
         /// HTTP/2 streams, even inside a CONNECT tunnel); nil when it carried no request.
         public var clientHTTPVersion: String?

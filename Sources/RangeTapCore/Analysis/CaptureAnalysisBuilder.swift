@@ -37,7 +37,7 @@ public struct CaptureAnalysisBuilder: Sendable {
             let what = e.outcome == .rejected ? "the client refused rangetap's certificate for \(e.serverName ?? e.authority)" : "the TLS handshake for \(e.serverName ?? e.authority) failed"
             analysis.findings.append(Finding(e.outcome == .rejected ? .tlsClientRejected : .tlsFailed, "\(what) on connection \(e.connection): \(e.reason ?? "no reason given")", evidence: [e.reason].compactMap { $0 }, exchange: e.exchange))
         case .error(let e) where e.exchange == nil:
-            analysis.findings.append(Finding(e.kind == "bad-request" ? .badRequest : .upstreamError, URLRedaction.redactingUserinfo(inText: e.message, if: analysis.header.redacted), evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
+            analysis.findings.append(Finding(e.kind == .badRequest ? .badRequest : .upstreamError, URLRedaction.redactingUserinfo(inText: e.message, if: analysis.header.redacted), evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
         default:
             break
         }

@@ -1,7 +1,7 @@
 /// One conformance check: what it found, why it matters, and the exchanges it rests on.
 public struct ProbeCheck: Sendable, Codable, Equatable {
     /// Stable identifier, such as `range-probe` (the list is in `docs/probe-json.md`).
-    public var id: String
+    public var id: ID
     /// The area it belongs to.
     public var area: ProbeArea
     /// What is checked, in a few words.
@@ -17,7 +17,7 @@ public struct ProbeCheck: Sendable, Codable, Equatable {
 
     /// A check result for `id` with its area, title and RFC section.
     public init(_ id: ProbeCheckID, _ result: CheckResult, _ message: String, evidence: [ProbeEvidence]) {
-        self.id = id.rawValue
+        self.id = .check(id)
         area = id.area
         title = id.title
         self.result = result

@@ -10,7 +10,7 @@ extension ProbeReport {
         out.append("rangetap probe \(url)")
         let lengthText = length.map { "\($0) bytes" } ?? "length unknown"
         out.append("\(lengthText) · \(Self.protocolText(httpProtocol)) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms")
-        let idOrder = Dictionary(uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { ($1.rawValue, $0) })
+        let idOrder = Dictionary(uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { (ProbeCheck.ID.check($1), $0) })
         let areaOrder = Dictionary(uniqueKeysWithValues: ProbeArea.allCases.enumerated().map { ($1, $0) })
         let groups = Dictionary(grouping: checks, by: \.area)
         let areas = groups.keys.sorted { a, b in
@@ -18,7 +18,7 @@ extension ProbeReport {
             let wb = groups[b]!.map(\.result).max()!
             return wa != wb ? wa > wb : areaOrder[a]! < areaOrder[b]!
         }
-        let width = (checks.map(\.id.count).max() ?? 10) + 2
+        let width = (checks.map(\.id.rawValue.count).max() ?? 10) + 2
         for area in areas {
             out.append("")
             out.append(area.title)
@@ -26,7 +26,7 @@ extension ProbeReport {
                 a.result != b.result ? a.result > b.result : (idOrder[a.id] ?? 0) < (idOrder[b.id] ?? 0)
             }
             for c in sorted {
-                let pad = String(repeating: " ", count: max(1, width - c.id.count))
+                let pad = String(repeating: " ", count: max(1, width - c.id.rawValue.count))
                 out.append("  \(c.result.label.padding(4))  \(c.id)\(pad)\(TerminalText.escapingControls(c.message))  [\(c.rfc)]")
                 if verbose { out += Self.evidenceLines(c.evidence) }
             }

@@ -58,10 +58,10 @@ public struct ProbeReport: Sendable, Codable, Equatable {
     public var hasFailures: Bool { summary.fail > 0 }
 
     /// The check with `id`.
-    public func check(_ id: ProbeCheckID) -> ProbeCheck? { checks.first { $0.id == id.rawValue } }
+    public func check(_ id: ProbeCheckID) -> ProbeCheck? { checks.first { $0.id == .check(id) } }
 
-    /// Ids of the checks with `result`.
-    public func ids(_ result: CheckResult) -> Set<String> { Set(checks.filter { $0.result == result }.map(\.id)) }
+    /// The JSON ids of the checks with `result`, such as `range-probe`.
+    public func ids(_ result: CheckResult) -> Set<String> { Set(checks.filter { $0.result == result }.map(\.id.rawValue)) }
 
     /// The report as pretty-printed JSON with sorted keys.
     public func json() throws -> String {

@@ -32,7 +32,7 @@ final class H2ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         // ClientWireHandler, first in the pipeline, has read TCP_INFO at the close by now.
         state.connectionClosed()
-        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? "proxy" : "client", requests: state.requests)))
+        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? .proxy : .client, requests: state.requests)))
         context.fireChannelInactive()
     }
 
@@ -46,7 +46,7 @@ final class H2ConnectionHandler: ChannelInboundHandler {
             return
         }
         state.closedByProxy = true
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: "bad-request", message: "HTTP/2 protocol error from the client: \(error)", status: nil)))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest, message: "HTTP/2 protocol error from the client: \(error)", status: nil)))
         context.close(promise: nil)
     }
 }

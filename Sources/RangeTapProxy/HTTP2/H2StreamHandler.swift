@@ -139,7 +139,7 @@ final class H2StreamHandler: ChannelInboundHandler {
     private func refuse(exchange id: Int, status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
         answered = true
         pending = nil
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: state.connection, kind: "refused", message: message, status: Int(status.code))))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: state.connection, kind: .refused, message: message, status: Int(status.code))))
         respond(status, message: message, context: context)
     }
 
@@ -212,7 +212,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         let forwarded = gate?.forwarded ?? 0
         let what = reset ? "reset the stream after \(forwarded) body bytes" : "ended the stream after \(forwarded) body bytes"
         shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: what)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: state.connection, kind: "fault", message: "\(what), as --fault '\(rule)' asked", received: forwarded)))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: state.connection, kind: .fault, message: "\(what), as --fault '\(rule)' asked", received: forwarded)))
         machine = nil
         self.exchange = nil
         exchange.abort()
