@@ -104,9 +104,14 @@ struct HARDocument: Encodable, Sendable {
         }
     }
 
+    /// The response body: `text` (base64, `encoding` says so) when the capture has the bytes
+    /// and they are within the export's limit; `comment` says why a recorded body was left out.
     struct Content: Encodable, Sendable {
         var size: Int64
         var mimeType: String
+        var text: String?
+        var encoding: String?
+        var comment: String?
     }
 
     /// Always `{}`: rangetap sees no client cache.

@@ -13,6 +13,13 @@ import RangeTapCore
 /// `_stream` (the HTTP/2 stream id), `_rangetapFaults` (what `--fault` rules changed: `rule`,
 /// `action`, `detail`, `t` in ms after the request; only on exchanges a fault was injected into).
 ///
+/// Response bodies: with `bodies` (``HARBody/read(_:from:maxBytes:)``, for a capture recorded
+/// with bodies) `content.text` holds the bytes the client got, base64 (`content.encoding` is
+/// `base64`); a body left out (over the size limit) has no `text` and a `content.comment`
+/// saying why. `bodySize` is the bytes the client got: for a cancelled exchange the bytes
+/// delivered before the cancel (`_cancelled.received` is what the proxy had from the origin);
+/// `content.size` is the bytes the proxy received.
+///
 /// Where a fault rewrote the response head (header-case, drop-header, off-by-one), the
 /// response's status and headers are the head the client got, not the origin's.
 ///
@@ -23,8 +30,9 @@ import RangeTapCore
 public enum HARExport {
     /// The HAR of `analysis` as UTF-8 JSON with sorted keys. `creatorVersion` is the exporting
     /// rangetap's version; by default the version in the capture's `tool`. `title` names the page.
-    public static func render(_ analysis: CaptureAnalysis, creatorVersion: String? = nil, title: String? = nil) -> Data {
-        let document = self.document(analysis, creatorVersion: creatorVersion, title: title)
+    /// `bodies` (by exchange id) fills `content.text`; without it the HAR has no bodies.
+    public static func render(_ analysis: CaptureAnalysis, creatorVersion: String? = nil, title: String? = nil, bodies: [Int: HARBody] = [:]) -> Data {
+        let document = self.document(analysis, creatorVersion: creatorVersion, title: title, bodies: bodies)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -36,13 +44,13 @@ public enum HARExport {
     }
 
     /// Renders the HAR of `analysis` and writes it to `path` (replacing it atomically).
-    public static func write(analysis: CaptureAnalysis, to path: String, creatorVersion: String? = nil, title: String? = nil) throws {
-        try ReportFile.write(render(analysis, creatorVersion: creatorVersion, title: title), to: path)
+    public static func write(analysis: CaptureAnalysis, to path: String, creatorVersion: String? = nil, title: String? = nil, bodies: [Int: HARBody] = [:]) throws {
+        try ReportFile.write(render(analysis, creatorVersion: creatorVersion, title: title, bodies: bodies), to: path)
     }
 
     // MARK: Building
 
-    static func document(_ analysis: CaptureAnalysis, creatorVersion: String?, title: String?) -> HARDocument {
+    static func document(_ analysis: CaptureAnalysis, creatorVersion: String?, title: String?, bodies: [Int: HARBody] = [:]) -> HARDocument {
         let header = analysis.header
         let clock = WallClock(startedAt: header.startedAt, startedAtMicros: header.startedAtMicros)
         let version = creatorVersion ?? (header.tool.hasPrefix("rangetap ") ? String(header.tool.dropFirst("rangetap ".count)) : "unknown")
@@ -51,7 +59,7 @@ public enum HARExport {
             id: "rangetap",
             title: title ?? "rangetap capture of \(header.startedAt)",
             pageTimings: .init())
-        let entries = analysis.exchanges.map { entry($0, clock: clock, listen: header.listen) }
+        let entries = analysis.exchanges.map { entry($0, clock: clock, listen: header.listen, body: bodies[$0.record.id]) }
         var comment = "Recorded by \(header.tool) listening on \(header.listen)"
         if let upstream = header.upstream { comment += " for \(URLRedaction.redactingUserinfo(upstream, if: header.redacted))" }
         comment += ". Times are the proxy's: blocked, dns, connect and ssl are unknown (-1)."
@@ -59,7 +67,7 @@ public enum HARExport {
         return HARDocument(log: .init(creator: .init(name: "rangetap", version: version), pages: [page], entries: entries, comment: comment))
     }
 
-    static func entry(_ e: CaptureAnalysis.Exchange, clock: WallClock, listen: String) -> HARDocument.Entry {
+    static func entry(_ e: CaptureAnalysis.Exchange, clock: WallClock, listen: String, body: HARBody? = nil) -> HARDocument.Entry {
         let r = e.record
         let url = absoluteURL(r, listen: listen)
 
@@ -87,15 +95,25 @@ public enum HARExport {
         let overHTTP2 = r.clientHeadRewritten ? r.isHTTP2Client : r.isHTTP2Upstream
         // A fault's head has no blank line; the wire had one.
         let blank = r.clientHeadRewritten && head.last?.isBlank != true ? 2 : 0
+        var content = HARDocument.Content(size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown")
+        switch body {
+        case .bytes(let data)?:
+            content.text = data.base64EncodedString()
+            content.encoding = "base64"
+        case .leftOut(let why)?:
+            content.comment = why
+        case nil:
+            break
+        }
         let response = HARDocument.Response(
             status: status ?? 0,
             statusText: statusParts.count > 2 ? String(statusParts[2]) : "",
             httpVersion: overHTTP2 ? http2Version : statusParts.first.map(String.init) ?? "",
             headers: fields(head),
-            content: .init(size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown"),
+            content: content,
             redirectURL: (300..<400).contains(status ?? 0) ? (head.first(named: "Location") ?? "") : "",
             headersSize: head.isEmpty || overHTTP2 ? -1 : head.reduce(blank) { $0 + $1.raw.unicodeScalars.count },
-            bodySize: r.bytesReceived,
+            bodySize: HARBody.clientBodySize(r),
             interimStatuses: r.interimStatuses.isEmpty ? nil : r.interimStatuses)
 
         var cancelled: HARDocument.Cancelled?

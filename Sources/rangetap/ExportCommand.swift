@@ -9,7 +9,7 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, and/or a table of its exchanges.",
-        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
+        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -17,6 +17,9 @@ struct ExportCommand: ParsableCommand {
 
     @Option(name: .customLong("har"), help: ArgumentHelp("Write HAR 1.2 to this file.", valueName: "OUT.har"))
     var harPath: String?
+
+    @Option(name: .customLong("har-max-body"), help: ArgumentHelp("Largest response body to put in the HAR (content.text, base64), as 262144, 256k, 1m; a larger one is left out with a comment. 0: no bodies.", valueName: "SIZE"))
+    var harMaxBody = "1m"
 
     @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
     var htmlPath: String?
@@ -28,6 +31,12 @@ struct ExportCommand: ParsableCommand {
         if harPath == nil && htmlPath == nil && exchangesPath == nil {
             throw ValidationError("say what to write: --har OUT.har, --html OUT.html and/or --exchanges OUT.jsonl")
         }
+        _ = try maxBodyBytes()
+    }
+
+    /// `--har-max-body` in bytes.
+    func maxBodyBytes() throws -> Int64 {
+        do { return try SizeText.bytes(harMaxBody) } catch { throw ValidationError("--har-max-body: \(error)") }
     }
 
     func run() throws {
@@ -36,7 +45,8 @@ struct ExportCommand: ParsableCommand {
             let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: harPath != nil || htmlPath != nil)
             var written: [String] = []
             if let harPath {
-                try HARExport.write(analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture)
+                let bodies = try HARBody.read(analysis, from: CaptureReader(path: capture), maxBytes: maxBodyBytes())
+                try HARExport.write(analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture, bodies: bodies)
                 written.append(harPath)
             }
             if let htmlPath {

@@ -78,7 +78,7 @@ struct CLIConventionsTests {
         #expect(bad.status == 2 && bad.stderr.contains("sometimes"), "\(bad.stderr)")
     }
 
-    @Test(arguments: ["record", "inspect", "summary", "play", "export", "replay", "probe", "serve", "ca"])
+    @Test(arguments: ["record", "inspect", "summary", "diff", "play", "export", "import", "replay", "probe", "serve", "ca", "shape"])
     func helpHasNoDoubledDefaultsAndRequiredArgumentsAreRequired(command: String) throws {
         let r = try runCommand(Paths.rangetap, [command, "--help"])
         #expect(r.status == 0)
