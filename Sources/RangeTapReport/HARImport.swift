@@ -276,7 +276,7 @@ public enum HARImport {
             let endAt = headAt + e.receive
             if e.status == 0 {
                 let why = e.error.map { ": \($0)" } ?? ""
-                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: "upstream", message: "the HAR records no response (status 0)\(why)")))))
+                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: .upstream, message: "the HAR records no response (status 0)\(why)")))))
                 continue
             }
             let responseH2 = isHTTP2(e.responseVersion) || (e.responseVersion.isEmpty && h2)
@@ -301,7 +301,7 @@ public enum HARImport {
             if e.cancelled {
                 items.append((endAt, .event(.cancel(CancelEvent(t: endAt, exchange: exchange, delivered: size, received: size, sendBuffer: nil, sha256: "")))))
             } else if let error = e.error {
-                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: "upstream", message: error, received: size)))))
+                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: .upstream, message: error, received: size)))))
             } else {
                 items.append((endAt, .event(.end(EndEvent(t: endAt, exchange: exchange, bytes: size, sha256: "")))))
             }
