@@ -112,6 +112,12 @@ public enum ExchangeTable {
             ("worstFinding", .string(e.findings.filter { !$0.injected }.map(\.severity).max()?.rawValue)),
             ("injectedFindings", .strings(e.findings.filter(\.injected).map(\.code))),
             ("faults", .strings(r.faultRules ?? [])),
+            ("mediaKind", .string(e.media?.kind.rawValue)),
+            ("mediaFormat", .string(e.media?.format)),
+            ("rendition", .string(e.media?.rendition)),
+            ("sequence", .int(e.media?.sequence.map(Int64.init))),
+            ("mediaStart", .double(e.media?.start)),
+            ("mediaEnd", .double(e.media?.end)),
         ])
     }
 

@@ -132,8 +132,20 @@ public enum HTMLReport {
             }
             out += "</select></label></p>\n"
         }
+        let mediaView = MediaTimelineSVG(a)
+        if let mediaView {
+            out += "<p class=\"pick\"><label>y axis <select id=\"axis-select\"><option value=\"bytes\">offset in the resource</option><option value=\"media\">media time (\(mediaView.exchanges.count) mapped exchanges)</option></select></label></p>\n"
+        }
         out += "<p class=\"hint\">Hover a bar for its details; click it to jump to its row. Bars of \(waterfall.maxPointsPerBar) points at most.</p>\n"
         out += waterfall.render()
+        if let mediaView {
+            out += "<div id=\"media-view\" hidden>\n<div class=\"legend\">colour = rendition: "
+            for name in mediaView.renditions {
+                out += "<span class=\"conn\"><i class=\"sw c\((mediaView.renditions.firstIndex(of: name) ?? 0) % WaterfallSVG.colourCount)\"></i>\(HTMLEscaping.escape(name))</span>"
+            }
+            out += " · a box spans request → end × the media seconds fetched</div>\n"
+            out += mediaView.render() + "</div>\n"
+        }
         out += "</section>\n"
     }
 
@@ -229,7 +241,9 @@ public enum HTMLReport {
         out += "<td>\(r.id)</td><td>\(facts.start)</td>"
         out += "<td><i class=\"sw \(waterfall.colourClass(connection: r.connection))\"></i>\(r.connection)\(r.stream.map { " s\($0)" } ?? "")</td>"
         out += "<td>\(facts.reused)</td><td>\(HTMLEscaping.escape(r.method))</td>"
-        out += "<td>\(HTMLEscaping.escape(facts.path))</td><td>\(HTMLEscaping.escape(facts.range))</td>"
+        out += "<td>\(HTMLEscaping.escape(facts.path))"
+        if let m = e.media { out += "<br><span class=\"media\">\(HTMLEscaping.escape(TimelineText.mediaCell(m)))</span>" }
+        out += "</td><td>\(HTMLEscaping.escape(facts.range))</td>"
         out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
         out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
         out += "<td>\(r.bytesReceived)</td><td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
@@ -284,6 +298,7 @@ public enum HTMLReport {
         h3 { font-size: 14px; margin: 14px 0 2px; font-weight: 600; } h3 .lane-n { color: #777; font-weight: 400; margin-right: 6px; }
         h3 .url { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; word-break: break-all; }
         h3 .lane-facts { color: #555; font-weight: 400; margin-left: 10px; }
+        span.media { color: #555; font-size: 11px; }
         .meta { color: #555; margin: 2px 0 10px; } .warnline { color: #8a4b00; background: #fff4df; padding: 4px 8px; }
         .cards { display: flex; flex-wrap: wrap; gap: 8px; }
         .card { background: #fff; border: 1px solid #dde; border-radius: 6px; padding: 6px 12px; min-width: 110px; }
@@ -349,6 +364,18 @@ public enum HTMLReport {
 
     private static let script = """
     (function () {
+      var axis = document.getElementById('axis-select');
+      if (axis) {
+        axis.addEventListener('change', function () {
+          var media = axis.value === 'media';
+          document.getElementById('media-view').hidden = !media;
+          var pick = document.getElementById('lane-select');
+          if (pick) pick.closest('p').hidden = media;
+          document.querySelectorAll('section.lane').forEach(function (lane) {
+            lane.hidden = media || (pick && pick.value !== 'all' && lane.id !== pick.value);
+          });
+        });
+      }
       var select = document.getElementById('lane-select');
       if (select) {
         select.addEventListener('change', function () {

@@ -47,6 +47,9 @@ public struct InspectJSON: Encodable, Sendable {
         var faults: [Fault]?
         /// The shaped client's progress; absent when the link was not shaped.
         var deliveries: [Delivery]?
+        /// What it fetched in media terms (kind, format, rendition, sequence, start and end
+        /// seconds); absent when the capture's playlists, manifests or MP4 index do not say.
+        var media: MediaSpan?
     }
 
     /// A fault injected into an exchange (a `fault` event).
@@ -139,7 +142,8 @@ public struct InspectJSON: Encodable, Sendable {
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
                 pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings,
                 faults: r.faults.isEmpty ? nil : r.faults.map { Fault(atMs: ms($0.t)!, rule: $0.rule, action: $0.action, detail: $0.detail) },
-                deliveries: r.deliveries.isEmpty ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) })
+                deliveries: r.deliveries.isEmpty ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) },
+                media: e.media.map(Self.rounded))
         }
         shapes = a.shapes.isEmpty ? nil : a.shapes.map { Shape(atMs: ms($0.t)!, spec: $0.spec, trace: $0.trace) }
         findings = a.findings
@@ -154,6 +158,14 @@ public struct InspectJSON: Encodable, Sendable {
             findings: Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }),
             injectedFindings: a.exchanges.contains { !$0.record.faults.isEmpty }
                 ? Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.injectedFindings[$0] ?? 0) }) : nil)
+    }
+
+    /// A media span with its times to the millisecond.
+    private static func rounded(_ m: MediaSpan) -> MediaSpan {
+        var m = m
+        m.start = m.start.map { ($0 * 1000).rounded() / 1000 }
+        m.end = m.end.map { ($0 * 1000).rounded() / 1000 }
+        return m
     }
 
     /// Pretty-printed JSON with sorted keys.

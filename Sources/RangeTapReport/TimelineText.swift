@@ -30,27 +30,39 @@ public struct TimelineText: Sendable {
     private static let hostColumn = ("host", -22)
     /// Columns whose text is never cut, however long: a range or Content-Range cut short would
     /// state a different range. A long one pushes the rest of its row to the right.
-    private static let uncut: Set<String> = ["range", "content-range"]
+    private static let uncut: Set<String> = ["range", "content-range", "media"]
 
-    /// The columns of a report, with `host` when `hosts` is true.
-    private static func columns(hosts: Bool) -> [(String, Int)] {
-        guard hosts else { return columns }
+    /// The `media` column (segment, rendition, media time), last, shown when any exchange of
+    /// the capture was mapped to media; never cut, as the outcome after it is free anyway.
+    private static let mediaColumn = ("media", -30)
+
+    /// Which optional columns a report shows.
+    struct Layout: Sendable {
+        /// The `host` column: the capture has more than one host.
+        var hosts = false
+        /// The `media` column: some exchange was mapped to media.
+        var media = false
+    }
+
+    /// The columns of a report with `layout`'s optional ones.
+    private static func columns(_ layout: Layout) -> [(String, Int)] {
         var c = columns
-        c.insert(hostColumn, at: c.firstIndex { $0.0 == "path" } ?? c.count)
+        if layout.hosts { c.insert(hostColumn, at: c.firstIndex { $0.0 == "path" } ?? c.count) }
+        if layout.media { c.append(mediaColumn) }
         return c
     }
 
     /// Column headings of the timeline.
-    public var heading: String { heading(connWidth: 0, hosts: false) }
+    public var heading: String { heading(connWidth: 0, layout: Layout()) }
 
-    private func heading(connWidth: Int, hosts: Bool) -> String {
-        paint(Self.line(Self.columns(hosts: hosts).map(\.0) + ["outcome"], connWidth: connWidth, hosts: hosts), .bold)
+    private func heading(connWidth: Int, layout: Layout) -> String {
+        paint(Self.line(Self.columns(layout).map(\.0) + ["outcome"], connWidth: connWidth, layout: layout), .bold)
     }
 
     /// One timeline row. An HTTP/2 exchange shows its stream id (`s5`) in the `conn` column,
     /// widened for this row if the id needs it.
     public func row(_ e: CaptureAnalysis.Exchange) -> String {
-        row(e, connWidth: Self.streamCellWidth(e.record), hosts: false)
+        row(e, connWidth: Self.streamCellWidth(e.record), layout: Layout())
     }
 
     /// Characters the `conn` cell of an HTTP/2 stream needs (`s2147483647`); 0 for HTTP/1.x,
@@ -74,7 +86,7 @@ public struct TimelineText: Sendable {
         return paint(s, .bold)
     }
 
-    private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int, hosts: Bool) -> String {
+    private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int, layout: Layout) -> String {
         let r = e.record
         let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
         let delivered: Int64 = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
@@ -103,8 +115,9 @@ public struct TimelineText: Sendable {
             Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
             r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
         ]
-        if hosts { cells.insert(Self.safe(Self.host(r)), at: 5) }
-        return Self.line(cells, connWidth: connWidth, hosts: hosts)
+        if layout.hosts { cells.insert(Self.safe(Self.host(r)), at: 5) }
+        if layout.media { cells.insert(e.media.map { Self.safe(Self.mediaCell($0)) } ?? "-", at: cells.count - 1) }
+        return Self.line(cells, connWidth: connWidth, layout: layout)
     }
 
     /// The host (and port, when not the scheme's) an exchange went to, or `-`.
@@ -120,6 +133,44 @@ public struct TimelineText: Sendable {
         return String(authority)
     }
 
+    /// A line for an exchange still in flight at capture time `now` (`inspect --follow`):
+    /// `  … #12 GET /seg_14.m4s bytes=0- 206 received 312000 B in 3.4 s (730 kB/s)`, or
+    /// `waiting for the response` before its head came.
+    public func inFlight(_ r: ExchangeRecord, now: CaptureTime) -> String {
+        let elapsed = Double(max(0, now - r.start)) / 1e9
+        var s = "  … #\(r.id) \(Self.safe(r.method)) \(Self.safe(ExchangeFacts.clip(r.method == "CONNECT" ? r.target : r.path, 60)))"
+        if let range = r.requestRange { s += " " + Self.safe(range) }
+        if let status = r.status {
+            s += " \(status)"
+            s += String(format: " received %lld B in %.1f s", r.bytesReceived, elapsed)
+            if let first = r.firstChunkAt, now > first, r.bytesReceived > 0 {
+                let rate = Double(r.bytesReceived) / (Double(now - first) / 1e9)
+                s += rate >= 1e6 ? String(format: " (%.1f MB/s)", rate / 1e6) : String(format: " (%.0f kB/s)", rate / 1e3)
+            }
+            if r.pausedSince != nil { s += " " + paint("paused: slow client", .yellow) }
+        } else {
+            s += String(format: " waiting for the response, %.1f s", elapsed)
+        }
+        return paint(s, .dim)
+    }
+
+    /// The `media` cell: `seg 14 28.00-30.00s 1280x720 2.1 Mb/s`, `init 1280x720 …`,
+    /// `index (moov at end)`, `mp4 12.40-16.80s`, `playlist 1280x720 …`.
+    static func mediaCell(_ m: MediaSpan) -> String {
+        var parts: [String] = []
+        switch m.kind {
+        case .manifest: parts.append(m.format == "dash" ? "mpd" : "playlist")
+        case .initialization: parts.append("init")
+        case .index: parts.append("index")
+        case .part: parts.append("part" + (m.sequence.map { " \($0)" } ?? ""))
+        case .segment: parts.append(m.format == "mp4" ? "mp4" : "seg" + (m.sequence.map { " \($0)" } ?? ""))
+        }
+        if let start = m.start, let end = m.end { parts.append(String(format: "%.2f-%.2fs", start, end)) }
+        if let rendition = m.rendition { parts.append(rendition) }
+        if let note = m.note { parts.append("(\(note))") }
+        return parts.joined(separator: " ")
+    }
+
     /// Whether a report of these exchanges shows the `host` column: more than one host.
     static func showsHosts(_ exchanges: [CaptureAnalysis.Exchange]) -> Bool {
         guard let first = exchanges.first.map({ host($0.record) }) else { return false }
@@ -128,8 +179,8 @@ public struct TimelineText: Sendable {
 
     /// Cells padded (or clipped) to the column widths; the last cell is free. `connWidth`
     /// widens the `conn` column (for long stream ids).
-    private static func line(_ cells: [String], connWidth: Int, hosts: Bool) -> String {
-        let columns = columns(hosts: hosts)
+    private static func line(_ cells: [String], connWidth: Int, layout: Layout) -> String {
+        let columns = columns(layout)
         var out: [String] = []
         for (i, cell) in cells.enumerated() {
             guard i < columns.count else {
@@ -164,15 +215,15 @@ public struct TimelineText: Sendable {
         out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
         let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
-        let hosts = Self.showsHosts(a.exchanges)
-        out += heading(connWidth: connWidth, hosts: hosts) + "\n"
+        let layout = Layout(hosts: Self.showsHosts(a.exchanges), media: a.exchanges.contains { $0.media != nil })
+        out += heading(connWidth: connWidth, layout: layout) + "\n"
         for item in ExchangeRow.rows(a.exchanges) {
             switch item {
             case .exchange(let e):
-                out += row(e, connWidth: connWidth, hosts: hosts) + "\n"
+                out += row(e, connWidth: connWidth, layout: layout) + "\n"
             case .connection(let id, let streams, let upstream):
                 out += connectionHeader(connection: id, streams: streams.count, upstreamVersions: upstream) + "\n"
-                for s in streams { out += row(s, connWidth: connWidth, hosts: hosts) + "\n" }
+                for s in streams { out += row(s, connWidth: connWidth, layout: layout) + "\n" }
             }
         }
         let findings = a.allFindings.enumerated().sorted { l, r in

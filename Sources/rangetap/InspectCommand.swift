@@ -17,7 +17,7 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON (docs/inspect-json.md) instead of text.")
     var json = false
 
-    @Flag(name: .long, help: "Keep reading a capture that is still being written; print each exchange as it ends. Ctrl-C stops.")
+    @Flag(name: .long, help: "Keep reading a capture that is still being written; print each exchange as it ends, and those in flight (on a terminal, redrawn in place; in a pipe, a line as each starts and every 2 s). Ctrl-C stops.")
     var follow = false
 
     @Option(name: .long, help: "Also write a self-contained HTML report (waterfall, findings, table) to this file.")
@@ -99,26 +99,55 @@ struct InspectCommand: AsyncParsableCommand {
         // The HTTP/2 connection of the rows just printed: a run of its streams gets one line above it.
         var streamsOf: Int?
         let filter = try filter
+        // On a terminal, the exchanges in flight are a block under the rows, redrawn in place;
+        // in a pipe, a line when one starts and a progress line every 2 s while it lasts.
+        let live = isatty(STDOUT_FILENO) == 1
+        var drawn = 0
+        var announced: [Int: Date] = [:]
         while !stop.isSet {
+            var lines: [String] = []
             for event in try tail.next() {
-                if case .shape(let shape) = event { emit(text.shaping(shape)) }
-                if let done = builder.apply(event), filter.matches(done.record) {
+                if case .shape(let shape) = event { lines.append(text.shaping(shape)) }
+                if let done = builder.apply(event) {
+                    announced[done.record.id] = nil
+                    guard filter.matches(done.record) else { continue }
                     let r = done.record
-                    if r.stream != nil, streamsOf != r.connection { emit(text.connectionHeader(connection: r.connection, streams: nil)) }
+                    if r.stream != nil, streamsOf != r.connection { lines.append(text.connectionHeader(connection: r.connection, streams: nil)) }
                     streamsOf = r.stream != nil ? r.connection : nil
-                    emit(text.row(done))
-                    for f in done.findings where f.severity > .info { emit("    " + text.finding(f)) }
+                    lines.append(text.row(done))
+                    for f in done.findings where f.severity > .info { lines.append("    " + text.finding(f)) }
                 }
+            }
+            let flying = builder.inFlight.filter { filter.matches($0) }
+            if live {
+                var block = flying.prefix(Self.liveLines).map { text.inFlight($0, now: builder.latest) }
+                if flying.count > Self.liveLines { block.append("  … and \(flying.count - Self.liveLines) more in flight") }
+                let body = (lines + block).joined(separator: "\n")
+                if drawn > 0 || !body.isEmpty {
+                    emit((drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : "") + body, newline: !body.isEmpty)
+                }
+                drawn = block.count
+            } else {
+                let now = Date()
+                for r in flying.prefix(Self.liveLines) where announced[r.id].map({ now.timeIntervalSince($0) >= 2 }) ?? true {
+                    announced[r.id] = now
+                    lines.append(text.inFlight(r, now: builder.latest))
+                }
+                for line in lines { emit(line) }
             }
             try? await Task.sleep(for: .milliseconds(250))
         }
+        if live && drawn > 0 { emit("\u{1B}[\(drawn)F\u{1B}[J", newline: false) }
         let analysis = builder.finish().filtered(filter)
         emit("\n" + text.summary(analysis))
         if let failOn, analysis.hasFindings(atLeast: failOn.severity) { throw ExitCode(1) }
     }
 
+    /// In-flight exchanges shown at once by `--follow`.
+    private static let liveLines = 12
+
     /// Writes a line at once (stdout is block-buffered when piped).
-    private func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    private func emit(_ line: String, newline: Bool = true) {
+        FileHandle.standardOutput.write(Data((line + (newline ? "\n" : "")).utf8))
     }
 }

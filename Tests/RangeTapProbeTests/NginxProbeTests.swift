@@ -20,7 +20,8 @@ struct NginxProbeTests {
         #expect(head.evidence.first?.status == 206)
         #expect(head.evidence.first?.response.contains { $0.hasPrefix("Content-Range: bytes 0-1/") } == true)
         #expect(report.check(.multiRange)?.message.contains("multipart/byteranges, 2 parts") == true)
-        #expect(report.durationMs < 2000, "a loopback probe takes \(report.durationMs) ms")
+        // No wall-time bound (machines are noisy): no check may have waited out its timeout.
+        #expect(report.durationMs > 0 && !report.table.contains("timed out"), "\(report.table)")
         #expect(report.verdicts.allSatisfy { $0.ok }, "\(report.verdicts)")
         // Keep-alive: the four requests of the sequence went over one connection.
         let reuse = try #require(report.check(.keepAliveReuse))

@@ -50,7 +50,8 @@ struct QuirkProbeTests {
         #expect(report.ids(.fail) == defect.fail, "\(report.table)")
         #expect(report.ids(.warn) == defect.warn, "\(report.table)")
         #expect(report.ids(.info) == defect.info, "\(report.table)")
-        #expect(report.durationMs < 2000, "a loopback probe takes \(report.durationMs) ms")
+        // No wall-time bound (machines are noisy): no check may have waited out its timeout.
+        #expect(report.durationMs > 0 && !report.table.contains("timed out"), "\(report.table)")
         for id in defect.fail.union(defect.warn) {
             let check = try #require(report.checks.first { $0.id.rawValue == id })
             #expect(!check.evidence.isEmpty, "\(id) carries its evidence")

@@ -24,4 +24,25 @@ struct InspectFollowTests {
         let second = try follower.waitForLine(prefix: "  #2 ", timeout: 10)
         #expect(second.contains("bytes=0-9"))
     }
+
+    /// An exchange still in flight shows before its row: a line as it starts, then progress
+    /// lines (in a pipe, every 2 s) with the bytes received so far.
+    @Test func followShowsExchangesInFlight() async throws {
+        let origin = try QuirkOrigin(size: 1 << 20)
+        let port = try freePort()
+        let path = Paths.temporaryDirectory("follow") + "/f.rtap"
+        let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "-o", path])
+        defer { recorder.stop(signal: SIGINT) }
+        try waitForPort(port)
+        let follower = try TestProcess(Paths.rangetap, ["inspect", path, "--follow"])
+        defer { follower.stop(signal: SIGINT) }
+        _ = try follower.waitForLine(prefix: "   #")
+        // About 5 s at 200 kB/s for 1 MiB: long enough for progress lines.
+        let client = try TestProcess(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", "http://127.0.0.1:\(port)", "--limit-rate", "200k", origin.url("/normal"), "-o", "/dev/null"])
+        defer { client.stop() }
+        let progress = try follower.waitForLine(prefix: "  … #1 GET /normal 200 received", timeout: 10)
+        #expect(progress.contains(" B in ") && progress.contains("/s)"), "\(progress)")
+        let row = try follower.waitForLine(prefix: "  #1 ", timeout: 20)
+        #expect(row.contains("1048576/1048576"), "\(row)")
+    }
 }

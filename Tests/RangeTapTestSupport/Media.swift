@@ -20,6 +20,19 @@ public enum Media {
         made["dir"] = dir
         return dir
     }
+
+    /// A directory holding HLS and DASH renditions of 12 s of test media (`hls-fmp4/`,
+    /// `hls-ts/`, `dash/`, `dash-single/`, `dash-base/`), made by `tools/make-streams.sh`.
+    public static func streams() throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let d = made["streams"] { return d }
+        let dir = NSTemporaryDirectory() + "rangetap-streams-\(getpid())"
+        let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-streams.sh", dir], timeout: 300)
+        guard r.status == 0 else { throw TestFailure("tools/make-streams.sh failed: \(r.stderr)") }
+        made["streams"] = dir
+        return dir
+    }
 }
 
 /// SHA-256 as lowercase hex.

@@ -14,6 +14,9 @@ public struct CaptureAnalysis: Sendable {
         public var resourceSpan: Range<Int64>?
         /// Bytes of this response already fetched by earlier exchanges.
         public var refetchedBytes: Int64
+        /// What the exchange fetched in media terms (segment, rendition, media time), when the
+        /// capture's playlists, manifests or MP4 index tell (``MediaMap``); nil otherwise.
+        public var media: MediaSpan? = nil
     }
 
     /// Figures for one URL.
@@ -113,7 +116,20 @@ public struct CaptureAnalysis: Sendable {
                 found.markInjected(by: analysis.exchanges[i].record.faultRules)
                 analysis.exchanges[i].findings += found
             }
+            let media = MediaMap.build(analysis, reader: reader)
+            if !media.spans.isEmpty || !media.findings.isEmpty {
+                for i in analysis.exchanges.indices { analysis.exchanges[i].media = media.spans[analysis.exchanges[i].record.id] }
+                var byExchange = Dictionary(grouping: media.findings + MediaFindings.findings(analysis.exchanges, map: media)) { $0.exchange ?? 0 }
+                for i in analysis.exchanges.indices {
+                    guard var found = byExchange.removeValue(forKey: analysis.exchanges[i].record.id) else { continue }
+                    found.markInjected(by: analysis.exchanges[i].record.faultRules)
+                    analysis.exchanges[i].findings += found
+                }
+                analysis.findings += byExchange.values.flatMap { $0 }
+            }
         }
+        // Findings made from the bodies (multipart parts, media) count in the summary too.
+        analysis.summary = analysis.summarized()
         return analysis
     }
 

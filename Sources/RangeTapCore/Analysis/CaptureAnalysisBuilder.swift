@@ -12,6 +12,10 @@ public struct CaptureAnalysisBuilder: Sendable {
     private var partialSeen: Set<String> = []
     /// Chunks of multipart/byteranges responses, whose parts are checked once bodies can be read.
     private(set) var multipartChunks: [Int: [ChunkEvent]] = [:]
+    /// Exchanges whose request was seen and which have not finished, in request order.
+    private var open: [Int] = []
+    /// Time of the latest event applied.
+    public private(set) var latest: CaptureTime = 0
 
     /// Starts an analysis of a capture with `header`.
     public init(header: CaptureHeader, keepChunks: Bool) {
@@ -41,11 +45,25 @@ public struct CaptureAnalysisBuilder: Sendable {
         default:
             break
         }
+        switch event {
+        case .request(let r):
+            open.append(r.exchange)
+            latest = max(latest, r.t)
+        case .response(let r): latest = max(latest, r.t)
+        case .chunk(let c): latest = max(latest, c.t)
+        case .end(let e): latest = max(latest, e.t)
+        case .cancel(let e): latest = max(latest, e.t)
+        default: break
+        }
         guard let done = log.apply(event) else { return nil }
+        if let i = open.firstIndex(of: done.id) { open.remove(at: i) }
         let analysed = analyze(done)
         finished[done.id] = analysed
         return analysed
     }
+
+    /// The exchanges in flight: request seen, not finished yet, in request order, as they stand.
+    public var inFlight: [ExchangeRecord] { open.compactMap { log.exchanges[$0] } }
 
     /// The analysis of everything applied so far; open exchanges are included as they stand.
     public func finish() -> CaptureAnalysis {

@@ -86,6 +86,19 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case tlsFailed = "tls-failed"
     /// rangetap paused reading the origin because the client read slowly (not the origin's doing).
     case proxyPaused = "proxy-paused"
+    // Media (from the playlists, manifests and MP4 indexes in the capture, see docs/media.md).
+    /// A segment (or init segment, or index) fetched again after an earlier fetch got it whole.
+    case segmentRefetched = "segment-refetched"
+    /// A media segment the client gave up on part-way.
+    case segmentCancelled = "segment-cancelled"
+    /// The player moved to another rendition of the same kind (up or down).
+    case renditionSwitch = "rendition-switch"
+    /// Segments fetched out of their order: a seek, or a retry of an earlier one.
+    case segmentOutOfOrder = "segment-out-of-order"
+    /// How far ahead of the (estimated) playhead the player buffered.
+    case bufferAhead = "buffer-ahead"
+    /// A playlist or MPD in the capture that rangetap could not read.
+    case mediaManifestInvalid = "media-manifest-invalid"
 
     /// The severity every finding with this code has.
     public var severity: Finding.Severity {
@@ -94,9 +107,11 @@ public enum FindingCode: String, Sendable, CaseIterable {
              .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
             .error
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
-             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected, .tlsFailed:
+             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected, .tlsFailed,
+             .segmentRefetched, .mediaManifestInvalid:
             .warn
-        case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused, .http2HeaderCaseUnknown:
+        case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused, .http2HeaderCaseUnknown,
+             .segmentCancelled, .renditionSwitch, .segmentOutOfOrder, .bufferAhead:
             .info
         }
     }

@@ -1,0 +1,246 @@
+import Foundation
+import RangeTapCore
+import RangeTapTestSupport
+import Testing
+
+/// HLS, DASH and progressive MP4 made by ffmpeg, served by nginx, played through the proxy by
+/// ffmpeg (or fetched by curl in a player's order): every mapped exchange's media time is
+/// checked against ffprobe's own packet timestamps for the bytes it fetched.
+@Suite(.serialized)
+struct MediaMappingTests {
+    let streams: String
+    let nginx: NginxServer
+
+    init() throws {
+        streams = try Media.streams()
+        nginx = try NginxServer(root: streams)
+    }
+
+    /// One packet as ffprobe reads it from a file.
+    struct Packet {
+        var pts: Double
+        var duration: Double
+        var pos: Int64
+        var size: Int64
+        var end: Double { pts + duration }
+    }
+
+    /// The video packets of `file`, in file order.
+    static func packets(_ file: String) throws -> [Packet] {
+        let r = try runCommand(try Paths.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time,pos,size", "-of", "json", file])
+        try #require(r.status == 0, "ffprobe \(file): \(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]
+        let list = try #require(json?["packets"] as? [[String: Any]])
+        return list.compactMap { p in
+            guard let pts = (p["pts_time"] as? String).flatMap(Double.init), let pos = (p["pos"] as? String).flatMap(Int64.init),
+                  let size = (p["size"] as? String).flatMap(Int64.init) else { return nil }
+            return Packet(pts: pts, duration: (p["duration_time"] as? String).flatMap(Double.init) ?? 0, pos: pos, size: size)
+        }
+    }
+
+    /// The media time ffprobe gives the video packets whose bytes overlap `bytes`.
+    static func span(_ packets: [Packet], bytes: Range<Int64>) -> (start: Double, end: Double)? {
+        let hit = packets.filter { $0.pos < bytes.upperBound && $0.pos + $0.size > bytes.lowerBound }
+        guard let start = hit.map(\.pts).min(), let end = hit.map(\.end).max() else { return nil }
+        return (start, end)
+    }
+
+    func analyze(_ proxy: ProxyHarness) async throws -> CaptureAnalysis {
+        _ = try await proxy.stopAndRead()
+        return try CaptureAnalysis.analyze(path: proxy.capturePath)
+    }
+
+    func play(_ proxy: ProxyHarness, _ path: String, _ extra: [String] = []) throws {
+        let r = try runCommand(try Paths.tool("ffmpeg"), ["-v", "error", "-http_proxy", proxy.url] + extra + ["-i", nginx.url(path), "-f", "null", "-"], timeout: 120)
+        #expect(r.status == 0, "ffmpeg \(path): \(r.stderr)")
+    }
+
+    @Test func hlsByteRangesInOneFMP4FileMapToFFprobesPacketTimes() async throws {
+        let proxy = try await ProxyHarness()
+        try play(proxy, "hls-fmp4/index.m3u8")
+        let a = try await analyze(proxy)
+        let packets = try Self.packets(streams + "/hls-fmp4/media.mp4")
+        let playlist = try #require(a.exchanges.first { $0.record.path.hasSuffix("index.m3u8") })
+        #expect(playlist.media?.kind == .manifest && playlist.media?.format == "hls")
+        let inits = a.exchanges.filter { $0.media?.kind == .initialization }
+        #expect(inits.count == 1 && inits.first?.resourceSpan?.lowerBound == 0, "the EXT-X-MAP fetch")
+        let segments = a.exchanges.filter { $0.media?.kind == .segment }
+        #expect(segments.count == 6, "\(a.exchanges.map { ($0.record.requestRange ?? "-", $0.media.map(String.init(describing:)) ?? "-") })")
+        for (i, e) in segments.enumerated() {
+            let m = try #require(e.media)
+            #expect(m.sequence == i && m.format == "hls" && m.rendition == "index.m3u8")
+            let bytes = try #require(e.resourceSpan)
+            let truth = try #require(Self.span(packets, bytes: bytes))
+            #expect(abs(m.start! - truth.start) < 0.05 && abs(m.end! - truth.end) < 0.05, "segment \(i) \(bytes): mapped \(m.start!)-\(m.end!), ffprobe \(truth.start)-\(truth.end)")
+        }
+        #expect(!a.allFindings.contains { $0.code.hasPrefix("segment-") || $0.code == "media-manifest-invalid" }, "\(a.allFindings.map(\.code))")
+    }
+
+    @Test func hlsMasterNamesTheRenditionAndTSSegmentsMapToFFprobesTimes() async throws {
+        let proxy = try await ProxyHarness()
+        try play(proxy, "hls-ts/master.m3u8")
+        let a = try await analyze(proxy)
+        #expect(a.exchanges.first { $0.record.path.hasSuffix("master.m3u8") }?.media?.note == "master")
+        let segments = a.exchanges.filter { $0.media?.kind == .segment }
+        #expect(segments.count >= 6)
+        let base = try #require(try Self.packets(streams + "/hls-ts/v1_000.ts").first?.pts)
+        for e in segments {
+            let m = try #require(e.media)
+            let file = String(e.record.path.split(separator: "/").last!)
+            let rendition = try #require(m.rendition)
+            #expect(rendition.contains(file.hasPrefix("v1") ? "640x360" : "320x180"), "\(file): \(rendition)")
+            #expect(m.sequence == Int(file.dropFirst(3).prefix(3)), "\(file) is segment \(m.sequence ?? -1)")
+            let packets = try Self.packets(streams + "/hls-ts/" + file)
+            let start = try #require(packets.map(\.pts).min()) - base
+            #expect(abs(m.start! - start) < 0.1, "\(file): mapped \(m.start!), ffprobe \(start)")
+        }
+    }
+
+    @Test func dashTemplateSegmentsMapToTheirRepresentationAndFFprobesTimes() async throws {
+        let proxy = try await ProxyHarness()
+        try play(proxy, "dash/manifest.mpd")
+        let a = try await analyze(proxy)
+        #expect(a.exchanges.first { $0.record.path.hasSuffix(".mpd") }?.media?.format == "dash")
+        let video = a.exchanges.filter { $0.record.path.contains("chunk-stream0") }
+        #expect(video.count == 6)
+        let dir = Paths.temporaryDirectory("dash")
+        let initBytes = try Data(contentsOf: URL(fileURLWithPath: streams + "/dash/init-stream0.m4s"))
+        for e in video {
+            let m = try #require(e.media)
+            let file = String(e.record.path.split(separator: "/").last!)
+            #expect(m.kind == .segment && m.sequence == Int(file.dropFirst("chunk-stream0-".count).prefix(5)), "\(file): \(m)")
+            #expect(m.rendition?.contains("640x360") == true, "\(m.rendition ?? "none")")
+            // ffprobe reads a media segment after its init segment; its first pts is the tfdt.
+            var joined = initBytes
+            joined.append(try Data(contentsOf: URL(fileURLWithPath: streams + "/dash/" + file)))
+            try joined.write(to: URL(fileURLWithPath: dir + "/" + file + ".mp4"))
+            let packets = try Self.packets(dir + "/" + file + ".mp4")
+            let start = try #require(packets.map(\.pts).min())
+            let end = try #require(packets.map(\.end).max())
+            #expect(abs(m.start! - start) < 0.05 && abs(m.end! - end) < 0.05, "\(file): mapped \(m.start!)-\(m.end!), ffprobe \(start)-\(end)")
+        }
+        #expect(a.exchanges.contains { $0.media?.kind == .initialization && $0.record.path.hasSuffix("init-stream0.m4s") })
+    }
+
+    /// A player in the manner of dash.js, by curl: the MPD, the init and index ranges, then each
+    /// subsegment by range, for SegmentBase (sidx read from the captured bytes) and SegmentList.
+    @Test(arguments: ["dash-base/manifest.mpd", "dash-single/manifest.mpd"])
+    func dashByteRangesMapToFFprobesPacketTimes(_ manifest: String) async throws {
+        let proxy = try await ProxyHarness()
+        let dir = (manifest as NSString).deletingLastPathComponent
+        let file = manifest.hasPrefix("dash-base") ? "video.mp4" : "manifest-stream0.mp4"
+        let packets = try Self.packets(streams + "/" + dir + "/" + file)
+        func fetch(_ path: String, _ range: String? = nil) throws {
+            let r = try runCommand(try Paths.tool("curl"), ["-sf", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null"] + (range.map { ["-r", $0] } ?? []) + [nginx.url(path)])
+            #expect(r.status == 0, "curl \(path) \(range ?? ""): \(r.stderr)")
+        }
+        try fetch(manifest)
+        // The ranges the MPD lists for the video representation (the audio one's come after
+        // its BaseURL, manifest-stream1.mp4).
+        let mpd = try String(contentsOfFile: streams + "/" + manifest, encoding: .utf8)
+        var ranges: [String] = []
+        // SegmentBase: the init and index ranges; SegmentList: the init range and each media range.
+        for attribute in file == "video.mp4" ? ["range", "indexRange"] : ["range", "mediaRange"] {
+            var rest = Substring(mpd)
+            while let r = rest.range(of: " \(attribute)=\"") {
+                let value = rest[r.upperBound...].prefix { $0 != "\"" }
+                if !ranges.contains(String(value)) && (file != "manifest-stream0.mp4" || mpd[..<r.lowerBound].components(separatedBy: "manifest-stream1").count == 1) { ranges.append(String(value)) }
+                rest = rest[r.upperBound...]
+            }
+        }
+        for r in ranges { try fetch(dir + "/" + file, r) }
+        if file == "video.mp4" {
+            // SegmentBase lists no media ranges: fetch the moof+mdat pairs the sidx points at, as a player does.
+            let boxes = try Self.topLevelBoxes(streams + "/dash-base/video.mp4")
+            for box in boxes where box.type == "moof" {
+                let mdat = try #require(boxes.first { $0.type == "mdat" && $0.range.lowerBound == box.range.upperBound })
+                try fetch(dir + "/" + file, "\(box.range.lowerBound)-\(mdat.range.upperBound - 1)")
+            }
+        }
+        let a = try await analyze(proxy)
+        let segments = a.exchanges.filter { $0.media?.kind == .segment }
+        #expect(segments.count == 6, "\(a.exchanges.map { ($0.record.requestRange ?? "-", $0.media.map(String.init(describing:)) ?? "-") })")
+        for e in segments {
+            let m = try #require(e.media)
+            let truth = try #require(Self.span(packets, bytes: try #require(e.resourceSpan)))
+            #expect(m.format == "dash" && m.rendition?.contains("640x360") == true)
+            #expect(abs(m.start! - truth.start) < 0.05 && abs(m.end! - truth.end) < 0.05, "\(e.record.requestRange ?? ""): mapped \(m.start!)-\(m.end!), ffprobe \(truth.start)-\(truth.end)")
+        }
+        #expect(a.exchanges.contains { $0.media?.kind == .initialization })
+    }
+
+    /// Top-level MP4 boxes of a file, read here by hand to know where a player would fetch.
+    static func topLevelBoxes(_ path: String) throws -> [(type: String, range: Range<Int64>)] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var out: [(String, Range<Int64>)] = []
+        var at = 0
+        while at + 8 <= data.count {
+            let size = data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: data[at + 4..<at + 8], as: UTF8.self)
+            guard size >= 8 else { break }
+            out.append((type, Int64(at)..<Int64(at + size)))
+            at += size
+        }
+        return out
+    }
+
+    @Test func progressiveMP4WithASeekNamesTheIndexFetchAndMapsRangesToFFprobesTimes() async throws {
+        let media = try Media.directory()
+        let origin = try NginxServer(root: media)
+        let proxy = try await ProxyHarness { $0.clientSendBuffer = 16384 }
+        let r = try runCommand(try Paths.tool("ffmpeg"), ["-v", "error", "-http_proxy", proxy.url, "-ss", "12", "-i", origin.url("moov-at-end.mp4"), "-t", "3", "-f", "null", "-"], timeout: 120)
+        #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+        let a = try await analyze(proxy)
+        let packets = try Self.packets(media + "/moov-at-end.mp4")
+        let index = a.exchanges.filter { $0.media?.kind == .index }
+        #expect(index.count >= 1 && index.allSatisfy { $0.media?.note == "moov at end" }, "\(a.exchanges.map { String(describing: $0.media) })")
+        let mapped = a.exchanges.filter { $0.media?.kind == .segment }
+        #expect(!mapped.isEmpty)
+        for e in mapped {
+            let m = try #require(e.media)
+            #expect(m.format == "mp4")
+            let truth = try #require(Self.span(packets, bytes: try #require(e.resourceSpan)))
+            #expect(abs(m.start! - truth.start) < 0.05 && abs(m.end! - truth.end) < 0.05, "\(e.resourceSpan!): mapped \(m.start!)-\(m.end!), ffprobe \(truth.start)-\(truth.end)")
+        }
+        // After the seek to 12 s, the player read media from about 12 s on.
+        #expect(mapped.contains { ($0.media?.start ?? 0) >= 10 && ($0.media?.start ?? 99) <= 12.5 }, "\(mapped.map { $0.media!.start! })")
+        origin.stop()
+    }
+
+    /// A player's mistakes, made on purpose by curl in a chosen order: a switch up, a segment
+    /// fetched twice, a skip, a cancel. Each is a finding, and every view carries the mapping.
+    @Test func findingsAndEveryViewCarryTheMapping() async throws {
+        let proxy = try await ProxyHarness()
+        func fetch(_ path: String, _ extra: [String] = []) throws {
+            _ = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null"] + extra + [nginx.url("hls-ts/" + path)])
+        }
+        for p in ["master.m3u8", "v0.m3u8", "v0_000.ts", "v0_001.ts", "v1.m3u8", "v1_002.ts", "v1_002.ts", "v1_005.ts"] { try fetch(p) }
+        // Cancelled part-way: curl gives up after a few KB at a crawl.
+        try fetch("v1_003.ts", ["--limit-rate", "20k", "--max-time", "0.6"])
+        _ = try await proxy.stopAndRead()
+        let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let codes = a.allFindings.map(\.code)
+        let switchUp = try #require(a.allFindings.first { $0.code == "rendition-switch" })
+        #expect(switchUp.message.contains("switched up from 320x180") && switchUp.message.contains("to 640x360"), "\(switchUp.message)")
+        #expect(codes.contains("segment-refetched"))
+        #expect(a.allFindings.contains { $0.code == "segment-out-of-order" && $0.message.contains("segment 5") }, "\(codes)")
+        #expect(a.allFindings.contains { $0.code == "segment-cancelled" && $0.message.contains("segment 3") }, "\(codes)")
+        #expect(codes.contains("buffer-ahead"))
+        #expect(a.summary.findings[.warn, default: 0] >= 1, "segment-refetched counts in the summary")
+
+        let text = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath, "--color", "never"])
+        #expect(text.text.contains("media") && text.text.contains("seg 2 4.00-6.00s 640x360"), "\(text.text)")
+        let json = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath, "--json"])
+        let doc = try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any]
+        let media = (doc?["exchanges"] as? [[String: Any]])?.compactMap { $0["media"] as? [String: Any] } ?? []
+        #expect(media.contains { $0["kind"] as? String == "segment" && ($0["sequence"] as? NSNumber)?.intValue == 5 && ($0["start"] as? NSNumber)?.doubleValue == 10 })
+        let rows = proxy.capturePath + ".jsonl"
+        let html = proxy.capturePath + ".html"
+        let export = try runCommand(Paths.rangetap, ["export", proxy.capturePath, "--exchanges", rows, "--html", html])
+        #expect(export.status == 0, "\(export.stderr)")
+        let lines = try String(contentsOfFile: rows, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains { $0.contains("\"mediaKind\":\"segment\"") && $0.contains("\"sequence\":5") && ($0.contains("\"mediaStart\":10,") || $0.contains("\"mediaStart\":10.0,")) }, "\(lines.first ?? "")")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("id=\"axis-select\"") && page.contains("id=\"media-lane\""))
+    }
+}
