@@ -18,3 +18,7 @@ make fragmented.mp4 -movflags +frag_keyframe+empty_moov
 # MP4 index tests
 #   dash-sidx.mp4    fragmented per keyframe, with a top-level sidx per track (DASH on-demand)
 make dash-sidx.mp4 -movflags +dash+global_sidx
+#   bframes.mp4, bframes-fragmented.mp4   with B-frames: composition offsets (ctts, trun), and
+#                    an edit list shifting presentation to 0 in the unfragmented one
+make bframes.mp4 -bf 2 -movflags +faststart
+make bframes-fragmented.mp4 -bf 2 -movflags +frag_keyframe+empty_moov
