@@ -14,3 +14,11 @@ make() { [ -s "$dir/$1" ] || ffmpeg "${src[@]}" "${@:2}" "$dir/$1.tmp.mp4" && { 
 make moov-at-end.mp4
 make faststart.mp4 -movflags +faststart
 make fragmented.mp4 -movflags +frag_keyframe+empty_moov
+
+# MP4 index tests
+#   dash-sidx.mp4    fragmented per keyframe, with a top-level sidx per track (DASH on-demand)
+make dash-sidx.mp4 -movflags +dash+global_sidx
+#   bframes.mp4, bframes-fragmented.mp4   with B-frames: composition offsets (ctts, trun), and
+#                    an edit list shifting presentation to 0 in the unfragmented one
+make bframes.mp4 -bf 2 -movflags +faststart
+make bframes-fragmented.mp4 -bf 2 -movflags +frag_keyframe+empty_moov
