@@ -144,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RangeTapCoreTests",
-            dependencies: ["RangeTapCore"],
+            dependencies: ["RangeTapCore", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
