@@ -139,6 +139,53 @@ struct DASHManifestTests {
         ])
     }
 
+    @Test("periods: a period without @start follows the one before; Period@start is added to segment times")
+    func periods() throws {
+        let text = """
+        <MPD type="static" mediaPresentationDuration="PT10S">
+          <Period id="a" duration="PT4S">
+            <AdaptationSet mimeType="video/mp4"><SegmentTemplate timescale="1" duration="2" media="a-$Number$.m4s"/>
+              <Representation id="v" bandwidth="1000000" width="640" height="360"/></AdaptationSet>
+          </Period>
+          <Period id="b">
+            <AdaptationSet mimeType="video/mp4"><SegmentTemplate timescale="1" duration="2" media="b-$Number$.m4s"/>
+              <Representation id="v" bandwidth="1000000" width="640" height="360"/></AdaptationSet>
+          </Period>
+        </MPD>
+        """
+        let manifest = try DASHManifest.parse(text, url: "https://origin.test/m.mpd")
+        #expect(manifest.representations.map(\.name) == ["640x360 1.0 Mb/s", "640x360 1.0 Mb/s"])
+        #expect(manifest.segments.map(\.url) == ["a-1", "a-2", "b-1", "b-2", "b-3"].map { "https://origin.test/\($0).m4s" })
+        #expect(manifest.segments.map(\.span.start) == [0, 2, 4, 6, 8])
+        #expect(manifest.segments.last?.span.end == 10)
+    }
+
+    @Test("a live MPD: S@r=-1 with no period end lists one segment; a @duration template with no end lists none")
+    func live() throws {
+        let text = """
+        <MPD type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z">
+          <Period start="PT0S">
+            <AdaptationSet mimeType="audio/mp4">
+              <SegmentTemplate timescale="10" media="$Time$.m4a" initialization="init.m4a">
+                <SegmentTimeline><S t="100" d="20" r="-1"/></SegmentTimeline>
+              </SegmentTemplate>
+              <Representation id="a" bandwidth="96000"/>
+            </AdaptationSet>
+            <AdaptationSet mimeType="video/mp4">
+              <SegmentTemplate duration="2" media="$Number$.m4v" initialization="v.mp4"/>
+              <Representation id="b" bandwidth="900000"/>
+            </AdaptationSet>
+          </Period>
+        </MPD>
+        """
+        let manifest = try DASHManifest.parse(text, url: "https://live.test/s/m.mpd")
+        #expect(manifest.isDynamic)
+        #expect(manifest.segments.map(\.url) == ["init.m4a", "100.m4a", "v.mp4"].map { "https://live.test/s/" + $0 })
+        #expect(manifest.segments[1].span.start == 10)
+        #expect(manifest.segments[1].span.end == 12)
+        #expect(manifest.segments.map(\.span.rendition) == ["audio 96 kb/s", "audio 96 kb/s", "video 900 kb/s"])
+    }
+
     // MARK: Errors
 
     @Test("malformed XML names the line and what was expected")
@@ -211,6 +258,13 @@ struct DASHManifestTests {
         </Representation></AdaptationSet></Period></MPD>
         """
         let badTemplate = #expect(throws: MediaParseError.self) { try DASHManifest.parse(template, url: "https://x/m.mpd") }
+        let format = template.replacingOccurrences(of: "$SubNumber$", with: "$Number%5d$")
+        let badFormat = #expect(throws: MediaParseError.self) { try DASHManifest.parse(format, url: "https://x/m.mpd") }
+        #expect(badFormat?.description.contains("only %0<width>d") == true)
+
+        let huge = "<MPD>" + String(repeating: " ", count: 33 << 20) + "</MPD>"
+        let size = #expect(throws: MediaParseError.self) { try DASHManifest.parse(huge, url: "https://x/m.mpd") }
+        guard case .xmlLimitExceeded(_, 1, _) = size else { Issue.record("\(String(describing: size))"); return }
         #expect(badTemplate?.description.hasPrefix("MPD https://x/m.mpd line 2: <SegmentTemplate> @media \"$SubNumber$.m4s\" uses $SubNumber$") == true)
     }
 

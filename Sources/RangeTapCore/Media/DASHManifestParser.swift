@@ -119,6 +119,7 @@ struct DASHManifestParser {
             try initializationRef(initialization, place)
         }
         guard let media = info.attributes["media"] else { return }
+        let mediaTemplate = try urlTemplate(media, "media", info)
         guard let times = try segmentTimes(info, timescale: timescale, offset: offset, place: place, count: nil) else {
             var v = values
             v.number = startNumber
@@ -131,7 +132,7 @@ struct DASHManifestParser {
             var v = values
             v.number = startNumber + index
             v.time = segment.time
-            let path = try expand(media, "media", v, info)
+            let path = try expand(mediaTemplate, media, "media", v, info)
             try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: span(segment, number: startNumber + index, timescale: timescale, offset: offset, place)), place)
         }
     }
@@ -311,9 +312,22 @@ struct DASHManifestParser {
         .invalidManifest(url: url, line: element.line, element: element.name, problem: problem)
     }
 
-    private func expand(_ written: String, _ attribute: String, _ values: DASHURLTemplate.Values, _ info: Addressing) throws(MediaParseError) -> String {
+    /// The template `written` as attribute `attribute` of the addressing `info`.
+    private func urlTemplate(_ written: String, _ attribute: String, _ info: Addressing) throws(MediaParseError) -> DASHURLTemplate {
         do {
-            return try DASHURLTemplate(written).expand(values)
+            return try DASHURLTemplate(written)
+        } catch {
+            throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@\(attribute) \"\(written)\" \(error.text)")
+        }
+    }
+
+    private func expand(_ written: String, _ attribute: String, _ values: DASHURLTemplate.Values, _ info: Addressing) throws(MediaParseError) -> String {
+        try expand(try urlTemplate(written, attribute, info), written, attribute, values, info)
+    }
+
+    private func expand(_ template: DASHURLTemplate, _ written: String, _ attribute: String, _ values: DASHURLTemplate.Values, _ info: Addressing) throws(MediaParseError) -> String {
+        do {
+            return try template.expand(values)
         } catch {
             throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@\(attribute) \"\(written)\" \(error.text)")
         }

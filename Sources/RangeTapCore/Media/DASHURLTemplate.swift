@@ -19,12 +19,9 @@ struct DASHURLTemplate {
     }
 
     private let pieces: [Piece]
-    /// The template as written.
-    let text: String
 
     /// Reads `text`; the error says what is wrong with it.
     init(_ text: String) throws(DASHTemplateProblem) {
-        self.text = text
         var pieces: [Piece] = []
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {
@@ -60,9 +57,6 @@ struct DASHURLTemplate {
         self.pieces = pieces
     }
 
-    /// True when the template uses `$Time$`.
-    var usesTime: Bool { pieces.contains { if case .time = $0 { true } else { false } } }
-
     /// The string with identifiers replaced by `values`.
     func expand(_ values: Values) throws(DASHTemplateProblem) -> String {
         var out = ""
@@ -89,11 +83,4 @@ struct DASHURLTemplate {
         let sign = value < 0 ? "-" : ""
         return sign + String(repeating: "0", count: max(0, width - digits.count - sign.count)) + digits
     }
-}
-
-/// What is wrong with a ``DASHURLTemplate``, phrased to follow the attribute's name.
-struct DASHTemplateProblem: Error {
-    /// E.g. `uses $SubNumber$; known identifiers are ...`.
-    var text: String
-    init(_ text: String) { self.text = text }
 }
