@@ -258,9 +258,13 @@ struct FFprobePacket {
         let e1 = try #require(error(B.ftyp + B.moov(tables: B.stts(count: 1, delta: 1) + hugeTable + B.stsc(perChunk: 1) + B.co64([0]))))
         #expect(e1.box == "stsz")
         #expect(e1.description.contains("2147483648"))
-        // stsz with one size for 2^31 samples: refused by the sample budget, not allocated.
-        let constant = B.fullBox("stsz", B.u32(100) + B.u32(1 << 31))
-        #expect(error(B.ftyp + B.moov(tables: constant + B.stsc(perChunk: 1) + B.co64([0])))?.box == "stsz")
+        // stsz with one size for 2^31 samples: refused by the sample limit, not allocated; and
+        // for 2^20 samples, more than the file has bytes.
+        for count: UInt32 in [1 << 31, 1 << 20] {
+            let constant = B.fullBox("stsz", B.u32(100) + B.u32(count))
+            let e = try #require(error(B.ftyp + B.moov(tables: constant + B.stsc(perChunk: count) + B.co64([0]))))
+            #expect(e.box == "stsz" && e.description.contains("\(count) entries"))
+        }
         // stco claims more chunks than it holds.
         let stco = B.fullBox("stco", B.u32(0x4000_0000) + B.u32(0))
         #expect(error(B.ftyp + B.moov(tables: B.stsz([1, 2]) + B.stsc(perChunk: 1) + stco))?.box == "stco")

@@ -55,6 +55,7 @@ public struct MP4Error: Error, Sendable, Hashable, CustomStringConvertible {
         .init(.inconsistent(reason: reason), box: box, offset: offset)
     }
 
+    /// What is wrong, where, and what to do about it.
     public var description: String {
         let at = "the '\(box)' box at byte \(offset)"
         let damaged = "The file is damaged at that byte; fetch it again or check the origin's copy."

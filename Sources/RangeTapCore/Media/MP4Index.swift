@@ -26,7 +26,8 @@ public struct MP4Index: Sendable {
 
     /// Types a file's first box may have for it to be read as MP4.
     public static let firstBoxTypes: Set<String> = ["ftyp", "styp", "moov", "moof", "sidx", "mdat", "free", "wide"]
-    /// Most samples read across all tracks (32 bytes of memory each).
+    /// Most samples read across all tracks (32 bytes of memory each); never more than the
+    /// resource's length in bytes either.
     public static let maximumSampleCount = 1 << 23
     /// Largest `moov` read.
     public static let maximumMovieSize: Int64 = 256 << 20
@@ -48,7 +49,9 @@ public struct MP4Index: Sendable {
         let moovBox = boxes.first { $0.type == "moov" }
         let moovAtEnd = moovBox.map { m in boxes.contains { $0.type == "mdat" && $0.range.lowerBound < m.range.lowerBound } } ?? false
 
-        var budget = maximumSampleCount
+        // No more samples than the resource has bytes: a count of samples sharing one size
+        // (`stsz` with no table, `trun` with defaults) is bounded by no table of its own.
+        var budget = min(maximumSampleCount, Int(clamping: source.length ?? Int64(maximumSampleCount)))
         var builders: [MP4TrackBuilder] = []
         if let m = moovBox, let bytes = try payloadBytes(of: m, from: source, limit: maximumMovieSize) {
             builders = try MP4MovieReader.tracks(moov: m, bytes: bytes, budget: &budget)
