@@ -9,6 +9,7 @@ struct DASHManifestParser {
         var bandwidth: Int?
         var name: String
         var base: String
+        var resolver: MediaURLResolver
         var periodStart: Double
         var periodEnd: Double?
         var line: Int
@@ -87,7 +88,8 @@ struct DASHManifestParser {
         manifest.representations.append(DASHRepresentation(
             id: id, bandwidth: bandwidth, width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) },
             mimeType: mimeType, contentType: contentType, codecs: rep["codecs"] ?? set["codecs"], name: name))
-        let place = Place(id: id, bandwidth: bandwidth, name: name, base: Self.base(of: rep, against: base), periodStart: start, periodEnd: end, line: rep.line)
+        let representationBase = Self.base(of: rep, against: base)
+        let place = Place(id: id, bandwidth: bandwidth, name: name, base: representationBase, resolver: MediaURLResolver(base: representationBase), periodStart: start, periodEnd: end, line: rep.line)
         let levels = [period, set, rep]
         for level in levels.reversed() {
             if level.child("SegmentTemplate") != nil {
@@ -114,7 +116,7 @@ struct DASHManifestParser {
         let values = DASHURLTemplate.Values(representationID: place.id, bandwidth: place.bandwidth)
         if let written = info.attributes["initialization"] {
             let path = try expand(written, "initialization", values, info)
-            try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
+            try append(MediaSegmentRef(url: place.resolver.resolve(path), span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
         } else if let initialization = info.initialization {
             try initializationRef(initialization, place)
         }
@@ -126,14 +128,14 @@ struct DASHManifestParser {
             v.time = offset
             let path = try expand(media, "media", v, info)
             let span = MediaSpan(kind: .segment, format: "dash", rendition: place.name, sequence: startNumber, start: place.periodStart, end: place.periodEnd)
-            return try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: span), place)
+            return try append(MediaSegmentRef(url: place.resolver.resolve(path), span: span), place)
         }
         for (index, segment) in times.enumerated() {
             var v = values
             v.number = startNumber + index
             v.time = segment.time
             let path = try expand(mediaTemplate, media, "media", v, info)
-            try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: span(segment, number: startNumber + index, timescale: timescale, offset: offset, place)), place)
+            try append(MediaSegmentRef(url: place.resolver.resolve(path), span: span(segment, number: startNumber + index, timescale: timescale, offset: offset, place)), place)
         }
     }
 
@@ -147,7 +149,7 @@ struct DASHManifestParser {
         }
         let times = try segmentTimes(info, timescale: timescale, offset: offset, place: place, count: info.segmentURLs.count)
         for (index, segmentURL) in info.segmentURLs.enumerated() {
-            let target = segmentURL["media"].map { MediaURL.resolve($0, against: place.base) } ?? place.base
+            let target = segmentURL["media"].map { place.resolver.resolve($0) } ?? place.base
             let range = try byteRange(segmentURL, "mediaRange")
             var span = MediaSpan(kind: .segment, format: "dash", rendition: place.name, sequence: startNumber + index)
             if let times, index < times.count {
@@ -176,7 +178,7 @@ struct DASHManifestParser {
     }
 
     private mutating func initializationRef(_ element: MiniXML.Element, _ place: Place) throws(MediaParseError) {
-        let target = element["sourceURL"].map { MediaURL.resolve($0, against: place.base) } ?? place.base
+        let target = element["sourceURL"].map { place.resolver.resolve($0) } ?? place.base
         let range = try byteRange(element, "range")
         try append(MediaSegmentRef(url: target, byteRange: range, span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
     }
