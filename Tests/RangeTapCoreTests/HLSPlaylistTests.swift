@@ -213,6 +213,10 @@ struct HLSPlaylistTests {
         }
         #expect(part?.description.contains("line 4") == true)
         #expect(part?.description.contains("DURATION") == true)
+        let sequence = #expect(throws: MediaParseError.self) {
+            try HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:9223372036854775807\n#EXTINF:2,\na.ts\n#EXTINF:2,\nb.ts\n", url: "https://x/m.m3u8")
+        }
+        #expect(sequence?.description.contains("line 2") == true)
     }
 
     // MARK: ffmpeg's playlists

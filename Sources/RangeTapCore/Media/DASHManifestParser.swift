@@ -112,7 +112,7 @@ struct DASHManifestParser {
     private mutating func template(_ info: Addressing, _ place: Place) throws(MediaParseError) {
         let timescale = try timescale(info)
         let offset = try integer(info, "presentationTimeOffset") ?? 0
-        let startNumber = Int(clamping: try integer(info, "startNumber") ?? 1)
+        let startNumber = try startNumber(info)
         let values = DASHURLTemplate.Values(representationID: place.id, bandwidth: place.bandwidth)
         if let written = info.attributes["initialization"] {
             let path = try expand(written, "initialization", values, info)
@@ -142,7 +142,7 @@ struct DASHManifestParser {
     private mutating func list(_ info: Addressing, _ place: Place) throws(MediaParseError) {
         let timescale = try timescale(info)
         let offset = try integer(info, "presentationTimeOffset") ?? 0
-        let startNumber = Int(clamping: try integer(info, "startNumber") ?? 1)
+        let startNumber = try startNumber(info)
         if let initialization = info.initialization { try initializationRef(initialization, place) }
         guard info.segmentURLs.count <= DASHManifest.segmentLimit else {
             throw .tooManySegments(url: url, line: info.line, rendition: place.name, limit: DASHManifest.segmentLimit)
@@ -333,6 +333,14 @@ struct DASHManifestParser {
         } catch {
             throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@\(attribute) \"\(written)\" \(error.text)")
         }
+    }
+
+    private func startNumber(_ info: Addressing) throws(MediaParseError) -> Int {
+        let value = try integer(info, "startNumber") ?? 1
+        guard value >= 0, value <= Int64(Int.max / 2) else {
+            throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@startNumber \(value) is outside 0 to 2^62")
+        }
+        return Int(value)
     }
 
     private func timescale(_ info: Addressing) throws(MediaParseError) -> Int64 {

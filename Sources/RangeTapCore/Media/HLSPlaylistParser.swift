@@ -85,7 +85,7 @@ struct HLSPlaylistParser {
             guard let d = Double(value.trimmingSpaces()), d.isFinite, d >= 0 else { throw fail("a duration in seconds") }
             playlist.targetDuration = d
         case "#EXT-X-MEDIA-SEQUENCE":
-            guard let n = Int(value.trimmingSpaces()), n >= 0 else { throw fail("a whole sequence number") }
+            guard let n = Int(value.trimmingSpaces()), n >= 0, n <= Int.max / 2 else { throw fail("a whole sequence number from 0 to 2^62") }
             playlist.mediaSequence = n
         case "#EXT-X-ENDLIST":
             playlist.endList = true
