@@ -262,6 +262,10 @@ struct DASHManifestTests {
         let badFormat = #expect(throws: MediaParseError.self) { try DASHManifest.parse(format, url: "https://x/m.mpd") }
         #expect(badFormat?.description.contains("only %0<width>d") == true)
 
+        let number = template.replacingOccurrences(of: "$SubNumber$", with: "$Number$").replacingOccurrences(of: "duration=\"2\"", with: "duration=\"2\" startNumber=\"9223372036854775807\"")
+        let badNumber = #expect(throws: MediaParseError.self) { try DASHManifest.parse(number, url: "https://x/m.mpd") }
+        #expect(badNumber?.description.contains("@startNumber 9223372036854775807 is outside") == true)
+
         let huge = "<MPD>" + String(repeating: " ", count: 33 << 20) + "</MPD>"
         let size = #expect(throws: MediaParseError.self) { try DASHManifest.parse(huge, url: "https://x/m.mpd") }
         guard case .xmlLimitExceeded(_, 1, _) = size else { Issue.record("\(String(describing: size))"); return }

@@ -143,6 +143,25 @@ struct HLSPlaylistTests {
         ])
     }
 
+    @Test("segment URLs resolve as Foundation resolves them against the playlist's URL, fragments dropped")
+    func urlResolution() throws {
+        let bases = ["https://media.test/a/b/p.m3u8?token=1", "https://media.test:8443/a/./b/../c/p.m3u8", "https://media.test/dir/",
+                     "http://media.test", "https://media.test/a/p.m3u8#top"]
+        let references = ["seg1.ts", "sub/seg-00001.m4s", "../up/seg.ts", "./here.ts", "/root/seg.ts", "https://other.test/x/seg.ts",
+                          "//cdn.test/proto-relative.ts", "seg.ts?sig=a%2Fb", "seg.ts#t=10", "a/../b/seg.ts", "~user/seg_1.ts", "..seg.ts"]
+        for base in bases {
+            let text = "#EXTM3U\n" + references.map { "#EXTINF:1,\n\($0)\n" }.joined()
+            let playlist = try HLSPlaylist.parse(text, url: base)
+            let expected = references.map { reference -> String in
+                let resolved = URL(string: reference, relativeTo: URL(string: base))?.absoluteString ?? reference
+                return resolved.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? resolved
+            }
+            #expect(playlist.segments.map(\.url) == expected, "\(base)")
+        }
+        let simple = try HLSPlaylist.parse("#EXTM3U\n#EXTINF:1,\n../v/seg.ts\n#EXTINF:1,\nseg.ts\n", url: "https://media.test/a/b/p.m3u8")
+        #expect(simple.segments.map(\.url) == ["https://media.test/a/v/seg.ts", "https://media.test/a/b/seg.ts"])
+    }
+
     // MARK: Errors
 
     @Test("a file without #EXTM3U is refused, naming what it found")
@@ -194,6 +213,10 @@ struct HLSPlaylistTests {
         }
         #expect(part?.description.contains("line 4") == true)
         #expect(part?.description.contains("DURATION") == true)
+        let sequence = #expect(throws: MediaParseError.self) {
+            try HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:9223372036854775807\n#EXTINF:2,\na.ts\n#EXTINF:2,\nb.ts\n", url: "https://x/m.m3u8")
+        }
+        #expect(sequence?.description.contains("line 2") == true)
     }
 
     // MARK: ffmpeg's playlists

@@ -9,6 +9,7 @@ struct DASHManifestParser {
         var bandwidth: Int?
         var name: String
         var base: String
+        var resolver: MediaURLResolver
         var periodStart: Double
         var periodEnd: Double?
         var line: Int
@@ -87,7 +88,8 @@ struct DASHManifestParser {
         manifest.representations.append(DASHRepresentation(
             id: id, bandwidth: bandwidth, width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) },
             mimeType: mimeType, contentType: contentType, codecs: rep["codecs"] ?? set["codecs"], name: name))
-        let place = Place(id: id, bandwidth: bandwidth, name: name, base: Self.base(of: rep, against: base), periodStart: start, periodEnd: end, line: rep.line)
+        let representationBase = Self.base(of: rep, against: base)
+        let place = Place(id: id, bandwidth: bandwidth, name: name, base: representationBase, resolver: MediaURLResolver(base: representationBase), periodStart: start, periodEnd: end, line: rep.line)
         let levels = [period, set, rep]
         for level in levels.reversed() {
             if level.child("SegmentTemplate") != nil {
@@ -110,11 +112,11 @@ struct DASHManifestParser {
     private mutating func template(_ info: Addressing, _ place: Place) throws(MediaParseError) {
         let timescale = try timescale(info)
         let offset = try integer(info, "presentationTimeOffset") ?? 0
-        let startNumber = Int(clamping: try integer(info, "startNumber") ?? 1)
+        let startNumber = try startNumber(info)
         let values = DASHURLTemplate.Values(representationID: place.id, bandwidth: place.bandwidth)
         if let written = info.attributes["initialization"] {
             let path = try expand(written, "initialization", values, info)
-            try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
+            try append(MediaSegmentRef(url: place.resolver.resolve(path), span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
         } else if let initialization = info.initialization {
             try initializationRef(initialization, place)
         }
@@ -126,28 +128,28 @@ struct DASHManifestParser {
             v.time = offset
             let path = try expand(media, "media", v, info)
             let span = MediaSpan(kind: .segment, format: "dash", rendition: place.name, sequence: startNumber, start: place.periodStart, end: place.periodEnd)
-            return try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: span), place)
+            return try append(MediaSegmentRef(url: place.resolver.resolve(path), span: span), place)
         }
         for (index, segment) in times.enumerated() {
             var v = values
             v.number = startNumber + index
             v.time = segment.time
             let path = try expand(mediaTemplate, media, "media", v, info)
-            try append(MediaSegmentRef(url: MediaURL.resolve(path, against: place.base), span: span(segment, number: startNumber + index, timescale: timescale, offset: offset, place)), place)
+            try append(MediaSegmentRef(url: place.resolver.resolve(path), span: span(segment, number: startNumber + index, timescale: timescale, offset: offset, place)), place)
         }
     }
 
     private mutating func list(_ info: Addressing, _ place: Place) throws(MediaParseError) {
         let timescale = try timescale(info)
         let offset = try integer(info, "presentationTimeOffset") ?? 0
-        let startNumber = Int(clamping: try integer(info, "startNumber") ?? 1)
+        let startNumber = try startNumber(info)
         if let initialization = info.initialization { try initializationRef(initialization, place) }
         guard info.segmentURLs.count <= DASHManifest.segmentLimit else {
             throw .tooManySegments(url: url, line: info.line, rendition: place.name, limit: DASHManifest.segmentLimit)
         }
         let times = try segmentTimes(info, timescale: timescale, offset: offset, place: place, count: info.segmentURLs.count)
         for (index, segmentURL) in info.segmentURLs.enumerated() {
-            let target = segmentURL["media"].map { MediaURL.resolve($0, against: place.base) } ?? place.base
+            let target = segmentURL["media"].map { place.resolver.resolve($0) } ?? place.base
             let range = try byteRange(segmentURL, "mediaRange")
             var span = MediaSpan(kind: .segment, format: "dash", rendition: place.name, sequence: startNumber + index)
             if let times, index < times.count {
@@ -176,7 +178,7 @@ struct DASHManifestParser {
     }
 
     private mutating func initializationRef(_ element: MiniXML.Element, _ place: Place) throws(MediaParseError) {
-        let target = element["sourceURL"].map { MediaURL.resolve($0, against: place.base) } ?? place.base
+        let target = element["sourceURL"].map { place.resolver.resolve($0) } ?? place.base
         let range = try byteRange(element, "range")
         try append(MediaSegmentRef(url: target, byteRange: range, span: MediaSpan(kind: .initialization, format: "dash", rendition: place.name)), place)
     }
@@ -331,6 +333,14 @@ struct DASHManifestParser {
         } catch {
             throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@\(attribute) \"\(written)\" \(error.text)")
         }
+    }
+
+    private func startNumber(_ info: Addressing) throws(MediaParseError) -> Int {
+        let value = try integer(info, "startNumber") ?? 1
+        guard value >= 0, value <= Int64(Int.max / 2) else {
+            throw .invalidManifest(url: url, line: info.line, element: info.element, problem: "@startNumber \(value) is outside 0 to 2^62")
+        }
+        return Int(value)
     }
 
     private func timescale(_ info: Addressing) throws(MediaParseError) -> Int64 {

@@ -10,6 +10,7 @@ struct HLSPlaylistParser {
     }
 
     private let url: String
+    private let resolver: MediaURLResolver
     private let rendition: String
     private var playlist: HLSPlaylist
     private var sawMasterTag = false
@@ -28,6 +29,7 @@ struct HLSPlaylistParser {
     /// A reader for the playlist at `url` whose segments belong to `rendition`.
     init(url: String, rendition: String) {
         self.url = url
+        self.resolver = MediaURLResolver(base: url)
         self.rendition = rendition
         self.playlist = HLSPlaylist(url: url, kind: .media)
     }
@@ -83,7 +85,7 @@ struct HLSPlaylistParser {
             guard let d = Double(value.trimmingSpaces()), d.isFinite, d >= 0 else { throw fail("a duration in seconds") }
             playlist.targetDuration = d
         case "#EXT-X-MEDIA-SEQUENCE":
-            guard let n = Int(value.trimmingSpaces()), n >= 0 else { throw fail("a whole sequence number") }
+            guard let n = Int(value.trimmingSpaces()), n >= 0, n <= Int.max / 2 else { throw fail("a whole sequence number from 0 to 2^62") }
             playlist.mediaSequence = n
         case "#EXT-X-ENDLIST":
             playlist.endList = true
@@ -120,7 +122,7 @@ struct HLSPlaylistParser {
             guard let type = HLSRendition.MediaType(rawValue: typeName) else { return }
             playlist.renditions.append(HLSRendition(
                 type: type, groupID: groupID, name: name, language: list["LANGUAGE"],
-                uri: list["URI"].map { MediaURL.resolve($0, against: url) }, isDefault: list["DEFAULT"] == "YES"))
+                uri: list["URI"].map { resolver.resolve($0) }, isDefault: list["DEFAULT"] == "YES"))
         default:
             return
         }
@@ -135,7 +137,7 @@ struct HLSPlaylistParser {
         guard let duration = pendingDuration else {
             throw .invalidPlaylistLine(url: url, line: number, text: line, expected: "an #EXTINF (or #EXT-X-STREAM-INF) line before this URI")
         }
-        let resolved = MediaURL.resolve(line, against: url)
+        let resolved = resolver.resolve(line)
         var byteRange: Range<Int64>?
         if let written = pendingRange {
             guard let offset = written.offset ?? segmentRangeEnds[resolved] else {
@@ -159,7 +161,7 @@ struct HLSPlaylistParser {
 
     private mutating func map(_ list: HLSAttributeList, fail: (String) -> MediaParseError) throws(MediaParseError) {
         guard let uri = list["URI"] else { throw fail("a URI attribute") }
-        let resolved = MediaURL.resolve(uri, against: url)
+        let resolved = resolver.resolve(uri)
         var byteRange: Range<Int64>?
         if let written = list["BYTERANGE"] {
             guard let range = Self.writtenRange(Substring(written), line: 0) else { throw fail("BYTERANGE=\"length[@offset]\" in bytes") }
@@ -175,7 +177,7 @@ struct HLSPlaylistParser {
     private mutating func part(_ list: HLSAttributeList, line: Int, fail: (String) -> MediaParseError) throws(MediaParseError) {
         guard let uri = list["URI"] else { throw fail("a URI attribute") }
         guard let duration = list.decimal("DURATION"), duration >= 0 else { throw fail("a DURATION attribute in seconds") }
-        let resolved = MediaURL.resolve(uri, against: url)
+        let resolved = resolver.resolve(uri)
         var byteRange: Range<Int64>?
         if let written = list["BYTERANGE"] {
             guard let range = Self.writtenRange(Substring(written), line: line) else { throw fail("BYTERANGE=\"length[@offset]\" in bytes") }
@@ -203,7 +205,7 @@ struct HLSPlaylistParser {
         var name = RenditionName.make(width: resolution?.width, height: resolution?.height, bandwidth: bandwidth, kind: audioOnly ? "audio" : nil)
             ?? MediaURL.lastPathComponent(uri)
         if iFrames { name += " I-frames" }
-        return HLSVariant(uri: MediaURL.resolve(uri, against: url), bandwidth: bandwidth, averageBandwidth: list.integer("AVERAGE-BANDWIDTH"),
+        return HLSVariant(uri: resolver.resolve(uri), bandwidth: bandwidth, averageBandwidth: list.integer("AVERAGE-BANDWIDTH"),
                           resolution: resolution, codecs: codecs, frameRate: list.decimal("FRAME-RATE"), isIFrameOnly: iFrames,
                           audioGroup: list["AUDIO"], videoGroup: list["VIDEO"], name: name)
     }
