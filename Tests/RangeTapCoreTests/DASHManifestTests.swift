@@ -226,7 +226,6 @@ struct DASHManifestTests {
           </Representation></AdaptationSet></Period>
         </MPD>
         """
-        let started = Date()
         let many = #expect(throws: MediaParseError.self) { try DASHManifest.parse(repeats, url: "https://x/m.mpd") }
         #expect(many == .tooManySegments(url: "https://x/m.mpd", line: 4, rendition: "1 kb/s", limit: DASHManifest.segmentLimit))
 
@@ -239,7 +238,6 @@ struct DASHManifestTests {
         """
         let counted = #expect(throws: MediaParseError.self) { try DASHManifest.parse(long, url: "https://x/m.mpd") }
         #expect(counted == .tooManySegments(url: "https://x/m.mpd", line: 3, rendition: "representation v", limit: DASHManifest.segmentLimit))
-        #expect(Date().timeIntervalSince(started) < 5)
 
         let forever = """
         <MPD type="static"><Period><AdaptationSet><Representation id="v">

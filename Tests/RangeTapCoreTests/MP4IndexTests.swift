@@ -187,10 +187,7 @@ struct FFprobePacket {
         // Only the index bytes and the mdat header are captured.
         let source = SparseResourceBytes(pieces: [(0, head + free), (mdatStart, mdatHeader)], length: offset)
 
-        let clock = ContinuousClock()
-        let readStart = clock.now
         let index = try #require(try MP4Index.read(source))
-        let readTime = clock.now - readStart
         let video = try #require(index.tracks.first)
         #expect(video.sampleCount == count)
         #expect(video.sampleOffsets == sampleOffsets)
@@ -198,7 +195,6 @@ struct FFprobePacket {
         #expect(index.topLevel.last?.headerSize == 16)
 
         var generator = SeededGenerator(seed: 14)
-        let queryStart = clock.now
         for _ in 0..<10_000 {
             let a = Int(generator.next(below: Int64(count)))
             let b = min(count, a + 1 + Int(generator.next(below: Int64(count / 4))))
@@ -206,9 +202,6 @@ struct FFprobePacket {
             let span = try #require(index.timeSpan(of: bytes))
             #expect(span.start == Double(a * 512) / 12800 && span.end == Double(b * 512) / 12800)
         }
-        let queryTime = clock.now - queryStart
-        #expect(readTime < .seconds(10), "reading took \(readTime)")
-        #expect(queryTime < .seconds(10), "10,000 queries took \(queryTime)")
     }
 
     /// What reading `bytes` gives: the index, nil, or the error.

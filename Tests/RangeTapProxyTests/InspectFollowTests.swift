@@ -37,10 +37,10 @@ struct InspectFollowTests {
         let follower = try TestProcess(Paths.rangetap, ["inspect", path, "--follow"])
         defer { follower.stop(signal: SIGINT) }
         _ = try follower.waitForLine(prefix: "   #")
-        // About 5 s at 200 kB/s for 1 MiB: long enough for progress lines.
-        let client = try TestProcess(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", "http://127.0.0.1:\(port)", "--limit-rate", "200k", origin.url("/normal"), "-o", "/dev/null"])
+        // The origin sends 4 KB every 20 ms: about 5 s for 1 MiB, long enough for progress lines.
+        let client = try TestProcess(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", "http://127.0.0.1:\(port)", origin.url("/slow"), "-o", "/dev/null"])
         defer { client.stop() }
-        let progress = try follower.waitForLine(prefix: "  … #1 GET /normal 200 received", timeout: 10)
+        let progress = try follower.waitForLine(prefix: "  … #1 GET /slow 200 received", timeout: 10)
         #expect(progress.contains(" B in ") && progress.contains("/s)"), "\(progress)")
         let row = try follower.waitForLine(prefix: "  #1 ", timeout: 20)
         #expect(row.contains("1048576/1048576"), "\(row)")

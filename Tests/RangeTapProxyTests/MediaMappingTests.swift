@@ -212,13 +212,29 @@ struct MediaMappingTests {
     /// A player's mistakes, made on purpose by curl in a chosen order: a switch up, a segment
     /// fetched twice, a skip, a cancel. Each is a finding, and every view carries the mapping.
     @Test func findingsAndEveryViewCarryTheMapping() async throws {
-        let proxy = try await ProxyHarness()
-        func fetch(_ path: String, _ extra: [String] = []) throws {
-            _ = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null"] + extra + [nginx.url("hls-ts/" + path)])
+        // Small socket buffers on both sides, so that a client leaving early really leaves
+        // bytes unsent (loopback buffers would otherwise take a whole segment).
+        let proxy = try await ProxyHarness { $0.clientSendBuffer = 16384 }
+        func fetch(_ path: String) throws {
+            _ = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", nginx.url("hls-ts/" + path)])
         }
         for p in ["master.m3u8", "v0.m3u8", "v0_000.ts", "v0_001.ts", "v1.m3u8", "v1_002.ts", "v1_002.ts", "v1_005.ts"] { try fetch(p) }
-        // Cancelled part-way: curl gives up after a few KB at a crawl.
-        try fetch("v1_003.ts", ["--limit-rate", "20k", "--max-time", "0.6"])
+        // Cancelled part-way: a client with a 4 KiB receive buffer reads 10 KB and hangs up.
+        let leave = """
+        import socket, sys
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", \(proxy.port)))
+        s.sendall(b"GET \(nginx.url("hls-ts/v1_003.ts")) HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+        got = 0
+        while got < 10000:
+            data = s.recv(4096)
+            if not data: sys.exit("the proxy closed first")
+            got += len(data)
+        s.close()
+        """
+        let left = try runCommand(try Paths.tool("python3"), ["-c", leave])
+        #expect(left.status == 0, "\(left.stderr)")
         _ = try await proxy.stopAndRead()
         let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
         let codes = a.allFindings.map(\.code)

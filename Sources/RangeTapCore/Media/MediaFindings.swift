@@ -55,7 +55,8 @@ enum MediaFindings {
 
     private static func cancels(_ ordered: [CaptureAnalysis.Exchange]) -> [Finding] {
         ordered.compactMap { e in
-            guard let m = e.media, m.kind == .segment || m.kind == .part, e.record.outcome == .cancelled else { return nil }
+            // Progressive MP4 bytes are not segments: their cancels are the `cancelled` finding.
+            guard let m = e.media, m.format != "mp4", m.kind == .segment || m.kind == .part, e.record.outcome == .cancelled else { return nil }
             let got = e.record.bytesDelivered ?? e.record.bytesReceived
             let of = e.expectedBytes.map { " of \($0)" + ($0 > 0 ? String(format: " (%.0f %%)", Double(got) * 100 / Double($0)) : "") } ?? ""
             return Finding(.segmentCancelled, "\(describe(m)) cancelled part-way: the client got \(got)\(of) bytes", exchange: e.record.id)
@@ -121,7 +122,11 @@ enum MediaFindings {
         struct Clock { var wall: Int64; var media: Double; var buffered: Double }
         var clocks: [String: Clock] = [:]
         var best: [String: (ahead: Double, exchange: Int, at: Int64)] = [:]
-        let done = ordered.filter { $0.record.outcome == .complete && $0.record.end != nil }.sorted { $0.record.end! < $1.record.end! }
+        // What the player can play: whole segments, and the MP4 bytes a cancelled range delivered
+        // (its span covers only those).
+        let done = ordered.filter { e in
+            e.record.end != nil && (e.record.outcome == .complete || (e.record.outcome == .cancelled && e.media?.format == "mp4"))
+        }.sorted { $0.record.end! < $1.record.end! }
         for e in done {
             guard let m = e.media, m.kind == .segment, let start = m.start, let end = m.end else { continue }
             let group = m.rendition.flatMap { map.groups[$0] } ?? (m.format == "mp4" ? "mp4" : "media")
