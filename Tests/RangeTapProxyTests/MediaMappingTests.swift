@@ -96,6 +96,23 @@ struct MediaMappingTests {
         }
     }
 
+    /// ffmpeg seeking to 7 s in an HLS stream: it probes the first segments, then jumps to the
+    /// one holding 7 s (segment 3, 6-8 s) and reads on; segment 2 is never fetched. The mapping
+    /// shows it, and the jump is a `segment-out-of-order` finding.
+    @Test func hlsSeekJumpsToTheSegmentHoldingTheSeekPoint() async throws {
+        let proxy = try await ProxyHarness()
+        try play(proxy, "hls-fmp4/index.m3u8", ["-ss", "7"])
+        let a = try await analyze(proxy)
+        let segments = a.exchanges.filter { $0.media?.kind == .segment }
+        let sequences = segments.compactMap { $0.media?.sequence }
+        #expect(!sequences.contains(2) && Array(sequences.suffix(3)) == [3, 4, 5], "\(sequences)")
+        let jump = try #require(segments.first { $0.media?.sequence == 3 })
+        #expect(jump.media?.start == 6 && jump.media?.end == 8)
+        if sequences.first != 3 {
+            #expect(jump.findings.contains { $0.code == "segment-out-of-order" }, "\(jump.findings.map(\.code))")
+        }
+    }
+
     @Test func dashTemplateSegmentsMapToTheirRepresentationAndFFprobesTimes() async throws {
         let proxy = try await ProxyHarness()
         try play(proxy, "dash/manifest.mpd")
