@@ -18,11 +18,12 @@
 # TARGETS (PASS/FAIL in the table): idle <= 64 KiB per connection, every connection served and
 # still open; burst 0 errors; capture 5,000 exchanges, all complete.
 #
-# Descriptors: the burst holds up to 500 client sockets in this machine's client, as many on the
-# proxy's client side, and its upstream connections; the idle phase 1,000 on each side. The
-# script raises the soft `ulimit -n` to min(20000, hard limit) and needs at least
-# 2 x max(idle, burst) + 1024 (11,024 for the full run): with a lower hard limit it says so and
-# exits 2. (Sized for all 5,000 connections at once, so a slow client close cannot run it out.)
+# Descriptors: rangetap holds two per client connection (the socket, and a duplicate kept to read
+# TCP_INFO after NIO closed its own: Sources/RangeTapProxy/ClientWire.swift) and one per upstream
+# connection; the client one per connection. The script raises the soft `ulimit -n` to
+# min(20000, hard limit) and needs at least 3 x max(idle, burst) + 1024 (16,024 for the full run,
+# 4,024 with BENCH_QUICK=1): sized as if every connection of the burst were open at once, so slow
+# closes cannot run it out. With a lower hard limit it says so, naming the figure, and exits 2.
 #
 # Usage: tools/bench-conns.sh
 # Environment:
@@ -60,11 +61,11 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 # ---------------------------------------------------------------- descriptors
 max_n=$((IDLE_N > BURST_N ? IDLE_N : BURST_N))
-NEED_FDS=$((2 * max_n + 1024))
+NEED_FDS=$((3 * max_n + 1024))
 hard=$(ulimit -Hn)
 want=20000
 if [[ $hard != unlimited ]]; then
-  ((hard >= NEED_FDS)) || die "ulimit -n: this run needs at least $NEED_FDS open files (2 x $max_n connections + 1024), the hard limit is $hard; raise it (e.g. \`ulimit -Hn $want\` as root, or LimitNOFILE=$want in a systemd unit)"
+  ((hard >= NEED_FDS)) || die "ulimit -n: this run needs at least $NEED_FDS open files (3 x $max_n connections + 1024), the hard limit is $hard; raise it (e.g. \`ulimit -Hn $want\` as root, or LimitNOFILE=$want in a systemd unit)"
   ((hard < want)) && want=$hard
 fi
 ((want < NEED_FDS)) && want=$NEED_FDS
@@ -202,6 +203,7 @@ idle_rows() {  # idle_rows LABEL OUTFILE
   fi
   info "idle: VmRSS before -> after, KiB ($1)" "$(val "$f" before_rss_kib) -> $(val "$f" after_rss_kib)"
   info "idle: VmHWM after, KiB ($1)" "$(val "$f" after_hwm_kib)"
+  info "idle: RssAnon KiB per connection ($1)" "$(val "$f" anon_kib_per_connection)"
   info "idle: open fds per connection ($1)" "$(val "$f" fds_per_connection)"
   grep '^error=' "$f" | head -n 3 | sed "s/^/    $1 /" >&2 || true
 }

@@ -8,7 +8,7 @@ the capture can be matched to the clients one for one. Only 127.0.0.1 is ever co
 
 Modes:
   idle   Warms the proxy with --warmup short connections, reads the memory of --pid (VmRSS,
-         VmHWM from /proc/PID/status, and its open descriptors), opens --count keep-alive
+         VmHWM, RssAnon from /proc/PID/status, and its open descriptors), opens --count keep-alive
          connections that each complete one GET and then stay open and idle, waits --settle
          seconds, reads the memory again, checks that every connection is still open, closes them.
   burst  --count connections, at most --concurrency in flight, each one GET, then a close by the
@@ -30,14 +30,16 @@ HOST = "127.0.0.1"
 
 
 def read_status(pid):
-    """VmRSS and VmHWM in KiB and the number of open descriptors of a process."""
-    out = {"rss_kib": 0, "hwm_kib": 0, "fds": 0}
+    """VmRSS, VmHWM and RssAnon in KiB and the number of open descriptors of a process."""
+    out = {"rss_kib": 0, "hwm_kib": 0, "anon_kib": 0, "fds": 0}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 out["rss_kib"] = int(line.split()[1])
             elif line.startswith("VmHWM:"):
                 out["hwm_kib"] = int(line.split()[1])
+            elif line.startswith("RssAnon:"):
+                out["anon_kib"] = int(line.split()[1])
     out["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
     return out
 
@@ -162,10 +164,11 @@ async def idle(args):
     print(f"ok={n - len(errs)}")
     print(f"errors={len(errs)}")
     print(f"still_open={still_open}")
-    for k in ("rss_kib", "hwm_kib", "fds"):
+    for k in ("rss_kib", "hwm_kib", "anon_kib", "fds"):
         print(f"before_{k}={before[k]}")
         print(f"after_{k}={after[k]}")
     print(f"kib_per_connection={(after['rss_kib'] - before['rss_kib']) / n:.1f}")
+    print(f"anon_kib_per_connection={(after['anon_kib'] - before['anon_kib']) / n:.1f}")
     print(f"fds_per_connection={(after['fds'] - before['fds']) / n:.2f}")
     report_errors(errs + warm)
     return 0 if not errs and not warm and still_open == n else 1
