@@ -9,7 +9,7 @@
 #          open and idle; after 2 s the reading is taken again. KiB per connection =
 #          (VmRSS after - VmRSS before) / 1,000. Every connection must still be open then.
 #          The same against a second nginx acting as a reverse proxy (proxy_pass to the first),
-#          as a baseline for what a C server pays per idle connection (BENCH_SKIP_NGINX=1: not).
+#          as a baseline for what a C server pays per idle connection (BENCH_NGINX_BASELINE=0: not).
 #   burst  a fresh `rangetap record`; 5,000 connections, at most 500 in flight, each one GET of
 #          the 16 KiB file (status 200, exactly 16,384 bytes, the file's SHA-256), then a close by
 #          the client. Then SIGINT to rangetap, and the capture must say 5,000 exchanges to
@@ -30,7 +30,7 @@
 #   BENCH_QUICK=1        200 idle connections, 1,000 in the burst (200 in flight): well under a minute
 #   RANGETAP=BIN         use this binary; otherwise `swift build -c release --product rangetap`
 #                        and <repo>/.build/release/rangetap
-#   BENCH_SKIP_NGINX=1   no nginx reverse-proxy baseline row
+#   BENCH_NGINX_BASELINE=0  no nginx reverse-proxy baseline row (default 1)
 #   BENCH_KEEP_TMP=1     keep the temp dir (captures, logs)
 #   BENCH_TMPDIR (/tmp)  where the temp dir goes
 # The report goes to stdout, progress to stderr. Exit status: 0 all PASS, 1 a FAIL, 2 setup failure.
@@ -52,7 +52,7 @@ else
 fi
 FILE_SIZE=16384
 TARGET_KIB=64
-SKIP_NGINX=${BENCH_SKIP_NGINX:-0}
+NGINX_BASELINE=${BENCH_NGINX_BASELINE:-1}
 
 for tool in nginx python3; do
   command -v "$tool" >/dev/null 2>&1 || [[ -x /usr/sbin/$tool ]] || die "$tool is missing: run tools/install-deps.sh"
@@ -219,7 +219,7 @@ row "idle: capture exchanges (50 warm-up + $IDLE_N)" "${idle_exchanges:-?}" "$((
 [[ $RT_STOP_RC == 0 ]] || log "rangetap (idle) exited with status $RT_STOP_RC"
 rm -rf "$T/idle.rtap"
 
-if [[ $SKIP_NGINX != 1 ]]; then
+if [[ $NGINX_BASELINE == 1 ]]; then
   log "idle: $IDLE_N keep-alive connections through nginx as a reverse proxy (baseline)"
   RP_PORT=$(free_port)
   nginx_conf rproxy "$RP_PORT" "proxy_pass http://127.0.0.1:$ORIGIN_PORT;"
