@@ -1,0 +1,99 @@
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+import RangeTapTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Correctness under load (issue 15, "Performance"): a burst of short connections through the
+/// recording proxy against nginx, each one GET of a 16 KiB file, at most 200 in flight. The client
+/// is tools/conn-load.py (the client of tools/bench-conns.sh), which checks every response: 200,
+/// exactly the file's length, the file's SHA-256. The capture must hold every exchange, whole.
+/// Nothing here is timed: only counts and bytes are asserted.
+@Suite(.serialized)
+struct ConnectionBurstTests {
+    /// Connections in the burst.
+    static let connections = 2000
+    /// At most this many at once.
+    static let inFlight = 200
+    /// Length of the served file.
+    static let size = 16 * 1024
+
+    /// Raises the soft RLIMIT_NOFILE of this process (the proxy runs in it, and the client
+    /// inherits it) to what the burst needs, and fails naming the limit if it cannot.
+    func raiseDescriptorLimit() throws {
+        // The proxy holds two descriptors per client connection (the socket and the duplicate
+        // ClientWire keeps for TCP_INFO) and one per upstream connection; conn-load.py, which
+        // inherits the limit, one per connection. Twice that, for connections still closing
+        // while new ones open.
+        let needed = rlim_t(6 * Self.inFlight + 1024)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < needed {
+            limit.rlim_cur = min(needed, limit.rlim_max)
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        try #require(limit.rlim_cur >= needed, "RLIMIT_NOFILE is \(limit.rlim_cur) (hard \(limit.rlim_max)); \(Self.inFlight) connections in flight need \(needed)")
+    }
+
+    @Test func aBurstOfConnectionsIsServedExactlyAndRecordedWhole() async throws {
+        try raiseDescriptorLimit()
+        let root = Paths.temporaryDirectory("burst-www")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var generator = SeededGenerator(seed: 15)
+        let file = Data((0..<Self.size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try file.write(to: URL(fileURLWithPath: root + "/16k.bin"))
+        let sha = sha256Hex(file)
+        let nginx = try NginxServer(root: root)
+        defer { nginx.stop() }
+        let proxy = try await ProxyHarness()
+        defer { try? FileManager.default.removeItem(atPath: (proxy.capturePath as NSString).deletingLastPathComponent) }
+
+        let run = try runCommand(try Paths.tool("python3"), [
+            Paths.root + "/tools/conn-load.py", "burst",
+            "--proxy-port", String(proxy.port), "--origin-port", String(nginx.port),
+            "--path", "/16k.bin", "--size", String(Self.size), "--sha256", sha,
+            "--count", String(Self.connections), "--concurrency", String(Self.inFlight),
+            "--op-timeout", "60", "--deadline", "280",
+        ], timeout: 300)
+        let figures = Dictionary(run.text.split(separator: "\n").compactMap { line -> (String, String)? in
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }, uniquingKeysWith: { first, _ in first })
+        // Every client: status 200, 16,384 bytes, the file's SHA-256.
+        #expect(run.status == 0, "conn-load.py: \(run.text) \(run.stderr)")
+        #expect(figures["ok"] == String(Self.connections), "\(run.text)")
+        #expect(figures["errors"] == "0", "\(run.text)")
+
+        let capture = try await proxy.stopAndRead()
+        // No lost events: one request and one end per connection, no error, cancel or failure.
+        #expect(capture.events("request").count == Self.connections)
+        #expect(capture.events("end").count == Self.connections)
+        #expect(capture.events("response").count == Self.connections)
+        #expect(capture.events("conn.open").count == Self.connections)
+        #expect(capture.events("error").isEmpty)
+        #expect(capture.events("cancel").isEmpty)
+        #expect(capture.exchanges.count == Self.connections)
+        #expect(Set(capture.exchanges.map(\.connection)).count == Self.connections)
+        let origin = "http://127.0.0.1:\(nginx.port)/16k.bin?c="
+        let numbers = Set(capture.exchanges.compactMap { $0.url.flatMap { $0.hasPrefix(origin) ? Int($0.dropFirst(origin.count)) : nil } })
+        #expect(numbers == Set(0..<Self.connections), "every client's request is in the capture once")
+        var wrong: [String] = []
+        for e in capture.exchanges {
+            let body = try capture.body(of: e)
+            if e.outcome != .complete || e.status != 200 || e.bytesReceived != Int64(Self.size) || e.sha256 != sha || body.count != Self.size || sha256Hex(body) != sha {
+                wrong.append("#\(e.id) \(e.outcome) status \(e.status.map(String.init) ?? "none") \(e.bytesReceived) B recorded \(body.count) B")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) exchanges not complete with the exact bytes, e.g. \(wrong.prefix(3))")
+
+        // nginx sent the whole file once per connection.
+        let served = nginx.accessLog().filter { $0.hasPrefix("GET /16k.bin ") }
+        #expect(served.count == Self.connections)
+        #expect(served.allSatisfy { $0.split(separator: " ")[3] == "\(Self.size)" })
+    }
+}

@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# bench-conns.sh — connection-scale benchmark of `rangetap record` (issue 15, "Performance").
+#
+# Everything on 127.0.0.1: a private nginx (generated config in a temp dir) serves a 16 KiB file;
+# `rangetap record` listens on a free port; tools/conn-load.py (Python standard library) is the
+# client, every request the absolute form `GET http://127.0.0.1:NGINX/16k.bin?c=I HTTP/1.1`.
+#   idle   after 50 warm-up connections, VmRSS (and VmHWM, open descriptors) of rangetap is read
+#          from /proc/PID/status; then 1,000 keep-alive connections each complete one GET and stay
+#          open and idle; after 2 s the reading is taken again. KiB per connection =
+#          (VmRSS after - VmRSS before) / 1,000. Every connection must still be open then.
+#          The same against a second nginx acting as a reverse proxy (proxy_pass to the first),
+#          as a baseline for what a C server pays per idle connection (BENCH_NGINX_BASELINE=0: not).
+#   burst  a fresh `rangetap record`; 5,000 connections, at most 500 in flight, each one GET of
+#          the 16 KiB file (status 200, exactly 16,384 bytes, the file's SHA-256), then a close by
+#          the client. Then SIGINT to rangetap, and the capture must say 5,000 exchanges to
+#          `rangetap summary` and 5,000 complete exchanges (200, 16,384 bytes) to
+#          `rangetap inspect --json`: no lost events.
+# TARGETS (PASS/FAIL in the table): idle <= 64 KiB per connection, every connection served and
+# still open; burst 0 errors; capture 5,000 exchanges, all complete.
+#
+# Descriptors: rangetap holds two per client connection (the socket, and a duplicate kept to read
+# TCP_INFO after NIO closed its own: Sources/RangeTapProxy/ClientWire.swift) and one per upstream
+# connection; the client one per connection. The script raises the soft `ulimit -n` to
+# min(20000, hard limit) and needs at least 3 x max(idle, burst) + 1024 (16,024 for the full run,
+# 4,024 with BENCH_QUICK=1): sized as if every connection of the burst were open at once, so slow
+# closes cannot run it out. With a lower hard limit it says so, naming the figure, and exits 2.
+#
+# Usage: tools/bench-conns.sh
+# Environment:
+#   BENCH_QUICK=1        200 idle connections, 1,000 in the burst (200 in flight): well under a minute
+#   RANGETAP=BIN         use this binary; otherwise `swift build -c release --product rangetap`
+#                        and <repo>/.build/release/rangetap
+#   BENCH_NGINX_BASELINE=0  no nginx reverse-proxy baseline row (default 1)
+#   BENCH_KEEP_TMP=1     keep the temp dir (captures, logs)
+#   BENCH_TMPDIR (/tmp)  where the temp dir goes
+# The report goes to stdout, progress to stderr. Exit status: 0 all PASS, 1 a FAIL, 2 setup failure.
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+log() { printf '[bench-conns %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 2; }
+
+if [[ ${BENCH_QUICK:-0} == 1 ]]; then
+  IDLE_N=200 BURST_N=1000 BURST_C=200
+else
+  IDLE_N=1000 BURST_N=5000 BURST_C=500
+fi
+FILE_SIZE=16384
+TARGET_KIB=64
+NGINX_BASELINE=${BENCH_NGINX_BASELINE:-1}
+
+for tool in nginx python3; do
+  command -v "$tool" >/dev/null 2>&1 || [[ -x /usr/sbin/$tool ]] || die "$tool is missing: run tools/install-deps.sh"
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+# ---------------------------------------------------------------- descriptors
+max_n=$((IDLE_N > BURST_N ? IDLE_N : BURST_N))
+NEED_FDS=$((3 * max_n + 1024))
+hard=$(ulimit -Hn)
+want=20000
+if [[ $hard != unlimited ]]; then
+  ((hard >= NEED_FDS)) || die "ulimit -n: this run needs at least $NEED_FDS open files (3 x $max_n connections + 1024), the hard limit is $hard; raise it (e.g. \`ulimit -Hn $want\` as root, or LimitNOFILE=$want in a systemd unit)"
+  ((hard < want)) && want=$hard
+fi
+((want < NEED_FDS)) && want=$NEED_FDS
+ulimit -n "$want" || die "cannot raise ulimit -n to $want (needs $NEED_FDS)"
+log "ulimit -n $(ulimit -n) (needs $NEED_FDS)"
+
+# ---------------------------------------------------------------- binary
+if [[ -n ${RANGETAP:-} ]]; then
+  BIN=$RANGETAP
+else
+  log "building release (swift build -c release --product rangetap)"
+  (cd "$REPO_DIR" && swift build -c release --product rangetap >&2) || die "release build failed"
+  BIN=$REPO_DIR/.build/release/rangetap
+fi
+[[ -x $BIN ]] || die "no rangetap binary at $BIN"
+
+# ---------------------------------------------------------------- temp dir, processes
+T=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-conns.XXXXXX")
+STARTED=()   # PIDs this script started; only these are ever signalled
+forget() {
+  local p keep=()
+  for p in "${STARTED[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
+  STARTED=("${keep[@]}")
+}
+# stop PID SIGNAL SECONDS: signal, wait at most SECONDS for the exit, then SIGKILL. Sets STOP_RC.
+STOP_RC=0
+stop() {
+  local pid=$1 sig=$2 secs=$3 i
+  kill "-$sig" "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]]; then
+    log "pid $pid did not exit $secs s after SIG$sig: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  STOP_RC=0
+  wait "$pid" 2>/dev/null || STOP_RC=$?
+  forget "$pid"
+}
+cleanup() {
+  local rc=$? p
+  trap - EXIT INT TERM
+  for p in "${STARTED[@]}"; do stop "$p" TERM 5; done
+  if [[ ${BENCH_KEEP_TMP:-0} == 1 ]]; then log "kept $T"; else rm -rf "$T"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- nginx origin (+ reverse proxy)
+mkdir -p "$T/www"
+head -c "$FILE_SIZE" /dev/urandom >"$T/www/16k.bin"
+FILE_SHA=$(sha256sum "$T/www/16k.bin" | cut -d' ' -f1)
+
+# nginx_conf NAME PORT LOCATION_BODY: a foreground single-process nginx, many connections, long keep-alive
+nginx_conf() {
+  local d="$T/$1"
+  mkdir -p "$d"
+  cat >"$d/nginx.conf" <<CONF
+daemon off; master_process off; pid $d/nginx.pid; error_log $d/error.log;
+worker_rlimit_nofile $want;
+events { worker_connections $want; }
+http {
+  access_log off;
+  client_body_temp_path $d; proxy_temp_path $d; fastcgi_temp_path $d; uwsgi_temp_path $d; scgi_temp_path $d;
+  types { application/octet-stream bin; }
+  keepalive_timeout 300s; keepalive_requests 1000000;
+  server { listen 127.0.0.1:$2 backlog=1024; root $T/www; location / { $3 } }
+}
+CONF
+}
+start_nginx() {  # start_nginx NAME PORT -> NGINX_STARTED_PID
+  "$NGINX" -c "$T/$1/nginx.conf" -p "$T/$1" -e "$T/$1/error.log" >"$T/$1/out.log" 2>&1 &
+  NGINX_STARTED_PID=$!
+  STARTED+=("$NGINX_STARTED_PID")
+  wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
+}
+
+ORIGIN_PORT=$(free_port)
+nginx_conf origin "$ORIGIN_PORT" ""
+start_nginx origin "$ORIGIN_PORT"
+log "nginx origin pid $NGINX_STARTED_PID on 127.0.0.1:$ORIGIN_PORT"
+
+# ---------------------------------------------------------------- rangetap
+start_rangetap() {  # start_rangetap CAPTURE -> RT_PID, RT_PORT
+  RT_PORT=$(free_port)
+  "$BIN" record --listen "127.0.0.1:$RT_PORT" -o "$1" >"$1.log" 2>&1 &
+  RT_PID=$!
+  STARTED+=("$RT_PID")
+  wait_port "$RT_PORT" || { cat "$1.log" >&2; die "rangetap did not start"; }
+}
+stop_rangetap() {  # SIGINT, at most 120 s to close the capture; RT_STOP_RC
+  stop "$RT_PID" INT 120
+  RT_STOP_RC=$STOP_RC
+}
+
+load() {  # load OUTFILE ARGS...: runs tools/conn-load.py, its key=value lines into OUTFILE
+  local out=$1
+  shift
+  python3 "$SCRIPT_DIR/conn-load.py" "$@" --origin-port "$ORIGIN_PORT" --size "$FILE_SIZE" --sha256 "$FILE_SHA" >"$out" 2>"$out.err" || true
+}
+val() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }  # val FILE KEY
+
+ROWS=()
+FAILS=0
+row() {  # row NAME MEASURED TARGET PASS(0|1)
+  local verdict=PASS
+  [[ $4 == 1 ]] || { verdict=FAIL; FAILS=$((FAILS + 1)); }
+  ROWS+=("$(printf '%-58s %-22s %-12s %s' "$1" "$2" "$3" "$verdict")")
+}
+info() { ROWS+=("$(printf '%-58s %-22s %-12s %s' "$1" "$2" "-" "info")"); }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }' && echo 1 || echo 0; }
+
+# ---------------------------------------------------------------- idle
+idle_rows() {  # idle_rows LABEL OUTFILE
+  local f=$2 n kib ok open
+  n=$(val "$f" connections); kib=$(val "$f" kib_per_connection); ok=$(val "$f" ok); open=$(val "$f" still_open)
+  if [[ -z $kib ]]; then
+    row "idle: KiB per connection ($1)" "no figure" "<= $TARGET_KIB KiB" 0
+    sed 's/^/    /' "$f" "$f.err" >&2
+    return
+  fi
+  local pass
+  pass=$(le "$kib" "$TARGET_KIB")
+  [[ $1 == rangetap ]] || pass=1  # the baseline is reported, not judged
+  if [[ $1 == rangetap ]]; then
+    row "idle: KiB per connection ($1, $n conns)" "$kib" "<= $TARGET_KIB" "$pass"
+    row "idle: served and still open ($1)" "$ok / $open of $n" "$n / $n" "$([[ $ok == "$n" && $open == "$n" ]] && echo 1 || echo 0)"
+  else
+    info "idle: KiB per connection ($1, $n conns)" "$kib"
+    info "idle: served and still open ($1)" "$ok / $open of $n"
+  fi
+  info "idle: VmRSS before -> after, KiB ($1)" "$(val "$f" before_rss_kib) -> $(val "$f" after_rss_kib)"
+  info "idle: VmHWM after, KiB ($1)" "$(val "$f" after_hwm_kib)"
+  info "idle: RssAnon KiB per connection ($1)" "$(val "$f" anon_kib_per_connection)"
+  info "idle: open fds per connection ($1)" "$(val "$f" fds_per_connection)"
+  grep '^error=' "$f" | head -n 3 | sed "s/^/    $1 /" >&2 || true
+}
+
+log "idle: $IDLE_N keep-alive connections through rangetap"
+start_rangetap "$T/idle.rtap"
+load "$T/idle-rangetap.out" idle --proxy-port "$RT_PORT" --pid "$RT_PID" --count "$IDLE_N" --concurrency 100 --warmup 50 --settle 2 --deadline 300
+stop_rangetap
+idle_rows rangetap "$T/idle-rangetap.out"
+idle_summary=$("$BIN" summary "$T/idle.rtap" 2>&1 | tail -n 1 || true)
+idle_exchanges=$(sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p' <<<"$idle_summary")
+row "idle: capture exchanges (50 warm-up + $IDLE_N)" "${idle_exchanges:-?}" "$((50 + IDLE_N))" "$([[ $idle_exchanges == $((50 + IDLE_N)) ]] && echo 1 || echo 0)"
+[[ $RT_STOP_RC == 0 ]] || log "rangetap (idle) exited with status $RT_STOP_RC"
+rm -rf "$T/idle.rtap"
+
+if [[ $NGINX_BASELINE == 1 ]]; then
+  log "idle: $IDLE_N keep-alive connections through nginx as a reverse proxy (baseline)"
+  RP_PORT=$(free_port)
+  nginx_conf rproxy "$RP_PORT" "proxy_pass http://127.0.0.1:$ORIGIN_PORT;"
+  start_nginx rproxy "$RP_PORT"
+  RP_PID=$NGINX_STARTED_PID
+  load "$T/idle-nginx.out" idle --proxy-port "$RP_PORT" --pid "$RP_PID" --count "$IDLE_N" --concurrency 100 --warmup 50 --settle 2 --deadline 300
+  stop "$RP_PID" TERM 10
+  idle_rows "nginx reverse proxy" "$T/idle-nginx.out"
+fi
+
+# ---------------------------------------------------------------- burst
+log "burst: $BURST_N connections, $BURST_C in flight"
+start_rangetap "$T/burst.rtap"
+load "$T/burst.out" burst --proxy-port "$RT_PORT" --count "$BURST_N" --concurrency "$BURST_C" --deadline 600
+burst_hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$RT_PID/status" 2>/dev/null || echo "")
+stop_rangetap
+b_err=$(val "$T/burst.out" errors)
+row "burst: errors ($BURST_N conns, $BURST_C in flight)" "${b_err:-no figure}" "0" "$([[ $b_err == 0 ]] && echo 1 || echo 0)"
+grep -E '^(errors_|error=)' "$T/burst.out" | sed 's/^/    burst /' >&2 || true
+[[ -n $b_err ]] || sed 's/^/    /' "$T/burst.out" "$T/burst.out.err" >&2
+info "burst: client wall seconds (noisy)" "$(val "$T/burst.out" seconds)"
+info "burst: rangetap VmHWM, KiB" "${burst_hwm:-?}"
+row "burst: rangetap exit status after SIGINT" "$RT_STOP_RC" "0" "$([[ $RT_STOP_RC == 0 ]] && echo 1 || echo 0)"
+
+summary=$("$BIN" summary "$T/burst.rtap" 2>&1 | tail -n 1 || true)
+s_ex=$(sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p' <<<"$summary")
+s_errs=$(sed -n 's/.*, \([0-9][0-9]*\) errors$/\1/p' <<<"$summary")
+row "burst: summary exchanges" "${s_ex:-?}" "$BURST_N" "$([[ $s_ex == "$BURST_N" ]] && echo 1 || echo 0)"
+row "burst: summary errors" "${s_errs:-?}" "0" "$([[ $s_errs == 0 ]] && echo 1 || echo 0)"
+inspect=$("$BIN" inspect "$T/burst.rtap" --json 2>"$T/inspect.err" | python3 -c '
+import json, sys
+size = int(sys.argv[1])
+ex = json.load(sys.stdin)["exchanges"]
+complete = [e for e in ex if e.get("outcome") == "complete" and e.get("status") == 200 and e.get("bytesReceived") == size]
+ids = {e.get("url", "").rpartition("?c=")[2] for e in ex}
+print(len(ex), len(complete), len(ids))
+' "$FILE_SIZE" 2>>"$T/inspect.err" || echo "? ? ?")
+read -r i_all i_complete i_distinct <<<"$inspect"
+row "burst: inspect exchanges, complete (200, 16 KiB)" "$i_all, $i_complete" "$BURST_N, $BURST_N" "$([[ $i_all == "$BURST_N" && $i_complete == "$BURST_N" ]] && echo 1 || echo 0)"
+row "burst: distinct client numbers in capture" "$i_distinct" "$BURST_N" "$([[ $i_distinct == "$BURST_N" ]] && echo 1 || echo 0)"
+[[ -s $T/inspect.err ]] && sed 's/^/    inspect: /' "$T/inspect.err" >&2
+
+# ---------------------------------------------------------------- report
+mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+echo "# bench-conns.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)$([[ ${BENCH_QUICK:-0} == 1 ]] && echo "  BENCH_QUICK=1")"
+echo "# rangetap $("$BIN" --version 2>/dev/null || echo '?') ($BIN)  nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  python $(python3 -c 'import platform; print(platform.python_version())')"
+echo "# machine: nproc=$(nproc)  kernel=$(uname -r)  RAM=$(awk -v k="$mem_kib" 'BEGIN { printf "%.1f GiB", k / 1048576 }')  load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# ulimit -n $(ulimit -n) (this run needs $NEED_FDS)"
+printf '%-58s %-22s %-12s %s\n' "row" "measured" "target" "result"
+printf '%s\n' "${ROWS[@]}"
+if ((FAILS)); then
+  echo "# $FAILS FAIL"
+  exit 1
+fi
+echo "# all PASS"

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""conn-load.py - many HTTP/1.1 client connections through a forward proxy on 127.0.0.1.
+
+Standard library only (asyncio). Every request is the absolute form
+    GET http://127.0.0.1:ORIGIN/PATH?c=I HTTP/1.1
+with a Host header, sent to the proxy at 127.0.0.1:PROXY; I numbers the connections from 0, so
+the capture can be matched to the clients one for one. Only 127.0.0.1 is ever contacted.
+
+Modes:
+  idle   Warms the proxy with --warmup short connections, reads the memory of --pid (VmRSS,
+         VmHWM, RssAnon from /proc/PID/status, and its open descriptors), opens --count keep-alive
+         connections that each complete one GET and then stay open and idle, waits --settle
+         seconds, reads the memory again, checks that every connection is still open, closes them.
+  burst  --count connections, at most --concurrency in flight, each one GET, then a close by the
+         client. Counts errors: connect failures, timeouts, a status other than 200, a body shorter
+         or longer than --size, a body whose SHA-256 is not --sha256 (when given).
+
+Output: `key=value` lines on stdout (the numbers), a few `error=` lines with the first failures.
+Bounded: every loop runs at most --count times and the whole run ends by --deadline seconds
+(exit status 3 then). Exit status 0 when there was no error, 1 otherwise, 2 for bad arguments.
+"""
+import argparse
+import asyncio
+import hashlib
+import os
+import sys
+import time
+
+HOST = "127.0.0.1"
+
+
+def read_status(pid):
+    """VmRSS, VmHWM and RssAnon in KiB and the number of open descriptors of a process."""
+    out = {"rss_kib": 0, "hwm_kib": 0, "anon_kib": 0, "fds": 0}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                out["rss_kib"] = int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                out["hwm_kib"] = int(line.split()[1])
+            elif line.startswith("RssAnon:"):
+                out["anon_kib"] = int(line.split()[1])
+    out["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    return out
+
+
+class Fetch:
+    """One client connection: connect, one GET, read the whole response."""
+
+    def __init__(self, args, index):
+        self.args = args
+        self.index = index
+        self.reader = None
+        self.writer = None
+
+    async def run(self):
+        """Returns None on success, else a short description of what went wrong."""
+        a = self.args
+        t = a.op_timeout
+        try:
+            self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection(HOST, a.proxy_port), t)
+        except asyncio.TimeoutError:
+            return "connect: timeout"
+        except OSError as e:
+            return f"connect: {e.strerror or e}"
+        req = (f"GET http://{HOST}:{a.origin_port}{a.path}?c={self.index} HTTP/1.1\r\n"
+               f"Host: {HOST}:{a.origin_port}\r\nUser-Agent: conn-load\r\n\r\n").encode()
+        try:
+            self.writer.write(req)
+            await asyncio.wait_for(self.writer.drain(), t)
+            head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), t)
+        except asyncio.TimeoutError:
+            return "head: timeout"
+        except asyncio.IncompleteReadError:
+            return "head: connection closed before the response head"
+        except (OSError, asyncio.LimitOverrunError) as e:
+            return f"head: {e}"
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ", 2)
+        if len(parts) < 2 or parts[1] != "200":
+            return f"status: {lines[0]!r}"
+        length = None
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value.strip())
+        if length is None:
+            return "head: no Content-Length"
+        if length != a.size:
+            return f"head: Content-Length {length}, expected {a.size}"
+        try:
+            body = await asyncio.wait_for(self.reader.readexactly(length), t)
+        except asyncio.TimeoutError:
+            return "body: timeout"
+        except asyncio.IncompleteReadError as e:
+            return f"body: short, {len(e.partial)} of {length} bytes"
+        except OSError as e:
+            return f"body: {e}"
+        if a.sha256 and hashlib.sha256(body).hexdigest() != a.sha256:
+            return "body: SHA-256 differs"
+        return None
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+async def pool(args, count, concurrency, job):
+    """Runs job(i) for i in 0..count-1, at most `concurrency` at once; returns the results."""
+    results = [None] * count
+    next_index = 0
+
+    async def worker():
+        nonlocal next_index
+        for _ in range(count):  # bounded: at most count jobs per worker
+            if next_index >= count:
+                return
+            i = next_index
+            next_index += 1
+            results[i] = await job(i)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, count))))
+    return results
+
+
+def report_errors(errors):
+    kinds = {}
+    for e in errors:
+        kinds[e.split(":", 1)[0]] = kinds.get(e.split(":", 1)[0], 0) + 1
+    for k in sorted(kinds):
+        print(f"errors_{k}={kinds[k]}")
+    for e in errors[:5]:
+        print(f"error={e}")
+
+
+async def idle(args):
+    async def short(i):
+        f = Fetch(args, 1_000_000 + i)
+        err = await f.run()
+        f.close()
+        return err
+
+    warm = [e for e in await pool(args, args.warmup, min(args.concurrency, 50), short) if e]
+    await asyncio.sleep(args.settle)
+    before = read_status(args.pid)
+
+    fetches = [Fetch(args, i) for i in range(args.count)]
+
+    async def keep(i):
+        return await fetches[i].run()
+
+    errs = [e for e in await pool(args, args.count, args.concurrency, keep) if e]
+    await asyncio.sleep(args.settle)
+    after = read_status(args.pid)
+    still_open = sum(1 for f in fetches if f.reader is not None and not f.reader.at_eof())
+    for f in fetches:
+        f.close()
+    await asyncio.sleep(0.2)
+
+    n = args.count
+    print(f"warmup_errors={len(warm)}")
+    print(f"connections={n}")
+    print(f"ok={n - len(errs)}")
+    print(f"errors={len(errs)}")
+    print(f"still_open={still_open}")
+    for k in ("rss_kib", "hwm_kib", "anon_kib", "fds"):
+        print(f"before_{k}={before[k]}")
+        print(f"after_{k}={after[k]}")
+    print(f"kib_per_connection={(after['rss_kib'] - before['rss_kib']) / n:.1f}")
+    print(f"anon_kib_per_connection={(after['anon_kib'] - before['anon_kib']) / n:.1f}")
+    print(f"fds_per_connection={(after['fds'] - before['fds']) / n:.2f}")
+    report_errors(errs + warm)
+    return 0 if not errs and not warm and still_open == n else 1
+
+
+async def burst(args):
+    async def one(i):
+        f = Fetch(args, i)
+        err = await f.run()
+        f.close()
+        return err
+
+    t0 = time.monotonic()
+    errs = [e for e in await pool(args, args.count, args.concurrency, one) if e]
+    elapsed = time.monotonic() - t0
+    await asyncio.sleep(0.2)
+    print(f"connections={args.count}")
+    print(f"ok={args.count - len(errs)}")
+    print(f"errors={len(errs)}")
+    print(f"seconds={elapsed:.2f}")
+    report_errors(errs)
+    return 0 if not errs else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", choices=["idle", "burst"])
+    p.add_argument("--proxy-port", type=int, required=True)
+    p.add_argument("--origin-port", type=int, required=True)
+    p.add_argument("--path", default="/16k.bin")
+    p.add_argument("--size", type=int, required=True, help="expected body length")
+    p.add_argument("--sha256", default="", help="expected body SHA-256 (hex)")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--concurrency", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=50, help="idle: short connections before the first reading")
+    p.add_argument("--settle", type=float, default=2.0, help="idle: seconds to wait before each reading")
+    p.add_argument("--pid", type=int, help="idle: the process whose memory is read")
+    p.add_argument("--op-timeout", type=float, default=30.0, help="seconds for each connect, head, body")
+    p.add_argument("--deadline", type=float, default=300.0, help="seconds for the whole run")
+    args = p.parse_args()
+    if not (1 <= args.count <= 100_000 and 1 <= args.concurrency <= 10_000 and 0 <= args.warmup <= 10_000):
+        p.error("--count 1..100000, --concurrency 1..10000, --warmup 0..10000")
+    if args.mode == "idle" and args.pid is None:
+        p.error("idle needs --pid")
+    run = idle if args.mode == "idle" else burst
+    try:
+        return asyncio.run(asyncio.wait_for(run(args), args.deadline))
+    except asyncio.TimeoutError:
+        print(f"deadline={args.deadline}")
+        print(f"error=the run did not finish within {args.deadline} s")
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
