@@ -6,8 +6,8 @@
     tools/fleet-query.py exports/ [--parquet exchanges.parquet] [--json]
 
 Reads every exports/*.jsonl as one table `ex` and prints the queries of docs/fleet.md: totals per
-capture, cancels and refetched bytes per host, time to first byte percentiles, the most frequent
-findings. --parquet also writes the whole table as Parquet; --json prints the results as JSON.
+capture, cancels and refetched bytes per host, time to first byte percentiles, media segments per
+rendition, the most frequent findings. --parquet also writes the whole table as Parquet; --json prints the results as JSON.
 """
 import argparse
 import json
@@ -43,6 +43,16 @@ QUERIES = {
                round(quantile_cont(responseMs - startMs, 0.5), 3)  AS p50_ms,
                round(quantile_cont(responseMs - startMs, 0.95), 3) AS p95_ms
         FROM ex WHERE responseMs IS NOT NULL""",
+    # Media segments per rendition (rows the media mapping tied to a segment; see docs/media.md).
+    "per_rendition": """
+        SELECT CAST(mediaFormat AS VARCHAR)                                   AS format,
+               CAST(rendition AS VARCHAR)                                     AS rendition,
+               count(*)                                                       AS segments,
+               count(*) FILTER (WHERE cancelled)                              AS cancelled,
+               round(sum(CAST(mediaEnd AS DOUBLE) - CAST(mediaStart AS DOUBLE)), 3) AS media_seconds,
+               sum(bytesReceived)::BIGINT                                     AS body_bytes
+        FROM ex WHERE CAST(mediaKind AS VARCHAR) = 'segment'
+        GROUP BY ALL ORDER BY format, rendition""",
     # The origin's findings (injected ones are in injectedFindings), most frequent first.
     "findings": """
         SELECT finding, count(*) AS exchanges
