@@ -227,7 +227,7 @@ struct MediaMappingTests {
     }
 
     /// A player's mistakes, made on purpose by curl in a chosen order: a switch up, a segment
-    /// fetched twice, a skip, a cancel. Each is a finding, and every view carries the mapping.
+    /// fetched twice, a jump ahead, a cancel. Each is a finding, and every view carries the mapping.
     @Test func findingsAndEveryViewCarryTheMapping() async throws {
         // Small socket buffers on both sides, so that a client leaving early really leaves
         // bytes unsent (loopback buffers would otherwise take a whole segment).
