@@ -187,6 +187,36 @@ struct MediaMappingTests {
         #expect(a.exchanges.contains { $0.media?.kind == .initialization })
     }
 
+    /// A playlist sent gzip-encoded is recorded as sent: the finding says why it is not mapped,
+    /// instead of a parse error about the compressed bytes.
+    @Test func aCompressedPlaylistIsNamedNotMisread() async throws {
+        let port = try freePort()
+        let origin = """
+        import gzip, http.server
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = gzip.compress(b"#EXTM3U\\n#EXTINF:2.0,\\nseg0.ts\\n#EXT-X-ENDLIST\\n")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *a): pass
+        http.server.HTTPServer(("127.0.0.1", \(port)), H).serve_forever()
+        """
+        let server = try TestProcess(try Paths.tool("python3"), ["-c", origin])
+        defer { server.stop() }
+        try waitForPort(port)
+        let proxy = try await ProxyHarness()
+        let r = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/live.m3u8"])
+        #expect(r.text == "200")
+        let a = try await analyze(proxy)
+        let finding = try #require(a.allFindings.first { $0.code == "media-manifest-invalid" })
+        #expect(finding.message.contains("Content-Encoding: gzip") && finding.message.contains("/live.m3u8"), "\(finding.message)")
+        #expect(a.exchanges.first?.media == nil)
+    }
+
     /// Top-level MP4 boxes of a file, read here by hand to know where a player would fetch.
     static func topLevelBoxes(_ path: String) throws -> [(type: String, range: Range<Int64>)] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -52,11 +52,14 @@ public struct MediaMap: Sendable {
 
         var refs = MediaRefIndex()
         var resources: [String: CapturedResourceBytes] = [:]
+        var exchangesOf: [String: [Int]] = [:]
+        for e in analysis.exchanges where chunks[e.record.id] != nil {
+            if let url = e.record.url { exchangesOf[MediaRefIndex.key(url), default: []].append(e.record.id) }
+        }
         /// The captured bytes of `url`: every chunk of every exchange of it that was read.
         func resource(_ url: String) -> CapturedResourceBytes {
             if let r = resources[url] { return r }
-            let key = MediaRefIndex.key(url)
-            let ids = analysis.exchanges.filter { $0.record.url.map(MediaRefIndex.key) == key }.map(\.record.id)
+            let ids = exchangesOf[MediaRefIndex.key(url)] ?? []
             let r = CapturedResourceBytes(reader: reader, chunks: ids.flatMap { chunks[$0] ?? [] }, length: lengths[url] ?? nil)
             resources[url] = r
             return r
@@ -65,6 +68,10 @@ public struct MediaMap: Sendable {
         // Master playlists first: they name the renditions their media playlists play.
         var hlsTexts: [(CaptureAnalysis.Exchange, String)] = []
         for (e, format) in manifests where e.record.outcome == .complete {
+            if let coding = e.record.responseLines.first(named: "Content-Encoding"), coding.lowercased() != "identity" {
+                map.findings.append(Finding(.mediaManifestInvalid, "cannot read the manifest \(e.record.url ?? e.record.target): it came with Content-Encoding: \(coding), and rangetap records bodies as sent without decoding them; its segments are not mapped", exchange: e.record.id))
+                continue
+            }
             guard let text = body(of: e, chunks: chunks[e.record.id] ?? [], reader: reader) else { continue }
             if format == "hls" {
                 hlsTexts.append((e, text))
