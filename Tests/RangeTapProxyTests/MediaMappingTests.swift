@@ -187,6 +187,45 @@ struct MediaMappingTests {
         #expect(a.exchanges.contains { $0.media?.kind == .initialization })
     }
 
+    /// LL-HLS: a playlist listing each segment in two parts (byte ranges of ffmpeg's single
+    /// fMP4 file) and whole. A player fetching parts gets `part` spans with their segment's
+    /// number and their own seconds; a whole-segment fetch is the segment.
+    @Test func llHLSPartsMapToTheirSegmentAndTheirOwnTime() async throws {
+        let single = try String(contentsOfFile: streams + "/hls-fmp4/index.m3u8", encoding: .utf8)
+        var ranges: [(length: Int64, offset: Int64)] = []
+        for line in single.split(separator: "\n") where line.hasPrefix("#EXT-X-BYTERANGE:") {
+            let v = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
+            ranges.append((Int64(v[0])!, Int64(v[1])!))
+        }
+        try #require(ranges.count == 6)
+        var ll = "#EXTM3U\n#EXT-X-VERSION:9\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART-INF:PART-TARGET=1.0\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-MAP:URI=\"../hls-fmp4/media.mp4\",BYTERANGE=\"1360@0\"\n"
+        for r in ranges {
+            let half = r.length / 2
+            ll += "#EXT-X-PART:DURATION=1.0,URI=\"../hls-fmp4/media.mp4\",BYTERANGE=\"\(half)@\(r.offset)\",INDEPENDENT=YES\n"
+            ll += "#EXT-X-PART:DURATION=1.0,URI=\"../hls-fmp4/media.mp4\",BYTERANGE=\"\(r.length - half)@\(r.offset + half)\"\n"
+            ll += "#EXTINF:2.0,\n#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n../hls-fmp4/media.mp4\n"
+        }
+        ll += "#EXT-X-ENDLIST\n"
+        try FileManager.default.createDirectory(atPath: streams + "/ll", withIntermediateDirectories: true)
+        try ll.write(toFile: streams + "/ll/index.m3u8", atomically: true, encoding: .utf8)
+        let proxy = try await ProxyHarness()
+        func fetch(_ path: String, _ first: Int64? = nil, _ length: Int64 = 0) throws {
+            let range = first.map { ["-r", "\($0)-\($0 + length - 1)"] } ?? []
+            let r = try runCommand(try Paths.tool("curl"), ["-sf", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null"] + range + [nginx.url(path)])
+            #expect(r.status == 0, "\(path): \(r.stderr)")
+        }
+        try fetch("ll/index.m3u8")
+        let half = ranges[2].length / 2
+        try fetch("hls-fmp4/media.mp4", ranges[2].offset, half)
+        try fetch("hls-fmp4/media.mp4", ranges[2].offset + half, ranges[2].length - half)
+        try fetch("hls-fmp4/media.mp4", ranges[3].offset, ranges[3].length)
+        let a = try await analyze(proxy)
+        let spans = a.exchanges.dropFirst().map { $0.media }
+        #expect(spans.map { $0?.kind } == [.part, .part, .segment], "\(spans)")
+        #expect(spans.map { $0?.sequence } == [2, 2, 3])
+        #expect(spans.map { $0?.start } == [4, 5, 6] && spans.map { $0?.end } == [5, 6, 8], "\(spans)")
+    }
+
     /// A playlist sent gzip-encoded is recorded as sent: the finding says why it is not mapped,
     /// instead of a parse error about the compressed bytes.
     @Test func aCompressedPlaylistIsNamedNotMisread() async throws {

@@ -29,20 +29,27 @@ struct MediaRefIndex {
         }
     }
 
-    /// The span of what `bytes` of `url` hold: the one object listed for the whole resource,
-    /// or the objects whose byte ranges the bytes overlap (several merged into one span, from
-    /// the first's start to the last's end). Nil when no listed object matches.
+    /// The span of what `bytes` of `url` hold: the objects whose byte ranges the bytes overlap
+    /// (several merged into one span, from the first's start to the last's end), or the object
+    /// listed for the whole resource. Nil when no listed object matches.
     func span(url: String, bytes: Range<Int64>?) -> MediaSpan? {
         guard let refs = byURL[Self.key(url)], !refs.isEmpty else { return nil }
-        if let whole = refs.first(where: { $0.byteRange == nil }) { return whole.span }
-        guard let bytes, !bytes.isEmpty else { return nil }
-        let hit = refs.filter { $0.byteRange!.overlaps(bytes) }.sorted { $0.byteRange!.lowerBound < $1.byteRange!.lowerBound }
+        let whole = refs.first { $0.byteRange == nil }
+        guard let bytes, !bytes.isEmpty else { return whole?.span }
+        let hit = refs.filter { $0.byteRange?.overlaps(bytes) == true }.sorted { $0.byteRange!.lowerBound < $1.byteRange!.lowerBound }
+        // The most specific object holding every fetched byte: an LL-HLS part fetched alone is
+        // that part, not the segment whose range also holds it.
+        if let within = hit.filter({ $0.byteRange!.lowerBound <= bytes.lowerBound && bytes.upperBound <= $0.byteRange!.upperBound }).min(by: { $0.byteRange!.count < $1.byteRange!.count }) {
+            return within.span
+        }
+        if let whole { return whole.span }
         guard var span = hit.first?.span else { return nil }
         guard hit.count > 1 else { return span }
         // One request over several objects (an init segment and the first media segment, or
         // several subsegments): one span from the first to the last, named after the media.
         // (An index inside a segment's range, as SegmentList's indexRange is, is part of it.)
-        let media = hit.filter { $0.span.kind == .segment || $0.span.kind == .part }
+        let segments = hit.filter { $0.span.kind == .segment }
+        let media = segments.isEmpty ? hit.filter { $0.span.kind == .part } : segments
         let withInit = hit.contains { $0.span.kind == .initialization }
         if let first = media.first?.span {
             span = first
