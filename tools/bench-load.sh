@@ -37,7 +37,7 @@
 #   BENCH_QUICK=1        2 rounds of 3 s, both sizes (about a minute and a half)
 #   BENCH_ROUNDS (5)     rounds; BENCH_DURATION (10) seconds per wrk run
 #   BENCH_SIZES          "16k 512k" (default) or one of them
-#   BENCH_SKIP_MITM=1    no mitmproxy rows (printed as "not run: BENCH_SKIP_MITM=1")
+#   BENCH_NO_MITM=1      no mitmproxy rows (printed as "not run: BENCH_NO_MITM=1")
 #   BENCH_NGINX_WORKERS  worker_processes of both nginx (default auto)
 #   RANGETAP=BIN         use this binary; otherwise `swift build -c release --product rangetap`
 #                        and <repo>/.build/release/rangetap
@@ -66,7 +66,7 @@ SIZES=(${BENCH_SIZES:-16k 512k})
 CONNS=8
 THREADS=2
 NGINX_WORKERS=${BENCH_NGINX_WORKERS:-auto}
-SKIP_MITM=${BENCH_SKIP_MITM:-0}
+NO_MITM=${BENCH_NO_MITM:-0}
 VENV="$SCRIPT_DIR/.venv"
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 50 ]] || die "BENCH_ROUNDS must be 1..50"
 [[ $DUR =~ ^[0-9]+$ && $DUR -ge 1 && $DUR -le 300 ]] || die "BENCH_DURATION must be 1..300 seconds"
@@ -91,8 +91,8 @@ WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
 
 MITM_REASON=""
 MITMDUMP="$VENV/bin/mitmdump"
-if [[ $SKIP_MITM == 1 ]]; then
-  MITM_REASON="BENCH_SKIP_MITM=1"
+if [[ $NO_MITM == 1 ]]; then
+  MITM_REASON="BENCH_NO_MITM=1"
 elif [[ ! -x $MITMDUMP ]]; then
   log "installing mitmproxy into $VENV"
   pip_log=$(mktemp)
