@@ -226,6 +226,38 @@ struct MediaMappingTests {
         #expect(spans.map { $0?.start } == [4, 5, 6] && spans.map { $0?.end } == [5, 6, 8], "\(spans)")
     }
 
+    /// A live playlist reloaded: each copy lists a window that slid on, timed from its own first
+    /// segment. Segment 3 keeps the time the first copy gave it, and later segments run on.
+    @Test func aReloadedLivePlaylistKeepsEachSegmentsTime() async throws {
+        let dir = streams + "/live"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func window(from first: Int) -> String {
+            var p = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            for n in first..<first + 3 { p += "#EXTINF:2.0,\n../hls-ts/v0_\(String(format: "%03d", n)).ts\n" }
+            return p
+        }
+        let proxy = try await ProxyHarness()
+        func fetch(_ path: String) throws {
+            let r = try runCommand(try Paths.tool("curl"), ["-sf", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", nginx.url(path)])
+            #expect(r.status == 0, "\(path): \(r.stderr)")
+        }
+        try window(from: 1).write(toFile: dir + "/live.m3u8", atomically: true, encoding: .utf8)
+        try fetch("live/live.m3u8")
+        try fetch("hls-ts/v0_001.ts")
+        try fetch("hls-ts/v0_002.ts")
+        try window(from: 2).write(toFile: dir + "/live.m3u8", atomically: true, encoding: .utf8)
+        try fetch("live/live.m3u8")
+        try fetch("hls-ts/v0_003.ts")
+        try window(from: 3).write(toFile: dir + "/live.m3u8", atomically: true, encoding: .utf8)
+        try fetch("live/live.m3u8")
+        try fetch("hls-ts/v0_004.ts")
+        let a = try await analyze(proxy)
+        let segments = a.exchanges.compactMap { $0.media }.filter { $0.kind == .segment }
+        #expect(segments.map(\.sequence) == [1, 2, 3, 4])
+        #expect(segments.map(\.start) == [0, 2, 4, 6] && segments.map(\.end) == [2, 4, 6, 8], "\(segments)")
+        #expect(!a.allFindings.contains { $0.code == "segment-out-of-order" })
+    }
+
     /// A playlist sent gzip-encoded is recorded as sent: the finding says why it is not mapped,
     /// instead of a parse error about the compressed bytes.
     @Test func aCompressedPlaylistIsNamedNotMisread() async throws {

@@ -103,10 +103,25 @@ public struct MediaMap: Sendable {
                 map.invalid(e, error)
             }
         }
+        // A live playlist reloaded lists a sliding window, each copy timed from its own first
+        // segment: later copies are shifted so that a sequence number keeps the time it was
+        // first given, and times run on across reloads.
+        var starts: [String: [Int: Double]] = [:]
         for (e, text) in mediaPlaylists {
-            let rendition = variantNames[MediaRefIndex.key(e.record.url!)]
+            let key = MediaRefIndex.key(e.record.url!)
+            let rendition = variantNames[key]
             do {
-                let playlist = try HLSPlaylist.parse(text, url: e.record.url!, rendition: rendition)
+                var playlist = try HLSPlaylist.parse(text, url: e.record.url!, rendition: rendition)
+                let known = starts[key, default: [:]]
+                if let shift = playlist.segments.lazy.filter({ $0.span.kind == .segment }).compactMap({ r in r.span.sequence.flatMap { known[$0] }.flatMap { old in r.span.start.map { old - $0 } } }).first, shift != 0 {
+                    for i in playlist.segments.indices {
+                        playlist.segments[i].span.start = playlist.segments[i].span.start.map { $0 + shift }
+                        playlist.segments[i].span.end = playlist.segments[i].span.end.map { $0 + shift }
+                    }
+                }
+                for r in playlist.segments where r.span.kind == .segment {
+                    if let sequence = r.span.sequence, let start = r.span.start, starts[key, default: [:]][sequence] == nil { starts[key, default: [:]][sequence] = start }
+                }
                 let name = playlist.segments.first?.span.rendition ?? rendition
                 map.spans[e.record.id] = MediaSpan(kind: .manifest, format: "hls", rendition: name)
                 if let name, map.groups[name] == nil { map.groups[name] = "media" }
