@@ -45,4 +45,24 @@ struct InspectFollowTests {
         let row = try follower.waitForLine(prefix: "  #1 ", timeout: 20)
         #expect(row.contains("1048576/1048576"), "\(row)")
     }
+
+    /// On a terminal (a pty from util-linux `script`), the exchanges in flight are a block under
+    /// the rows, erased and redrawn in place (cursor up, clear) as they progress and end.
+    @Test func onATerminalInFlightExchangesAreRedrawnInPlace() async throws {
+        let origin = try QuirkOrigin(size: 1 << 20)
+        let port = try freePort()
+        let path = Paths.temporaryDirectory("follow") + "/f.rtap"
+        let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "-o", path])
+        defer { recorder.stop(signal: SIGINT) }
+        try waitForPort(port)
+        // Started first, so the capture exists when the follower opens it.
+        let client = try TestProcess(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", "http://127.0.0.1:\(port)", origin.url("/slow"), "-o", "/dev/null"])
+        defer { client.stop() }
+        let follow = "\(Paths.rangetap) inspect \(path) --follow --color never"
+        let r = try runCommand("/usr/bin/timeout", ["-s", "INT", "8", try Paths.tool("script"), "-qfec", follow, "/dev/null"], timeout: 30)
+        let out = r.text
+        #expect(out.contains("  … #1 GET /slow 200 received"), "\(out.suffix(2000))")
+        #expect(out.contains("\u{1B}[1F\u{1B}[J"), "the block is erased before it is drawn again")
+        #expect(out.contains("  #1 ") && out.contains("1048576/1048576"), "the row replaces the block when the exchange ends")
+    }
 }
