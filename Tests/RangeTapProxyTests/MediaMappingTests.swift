@@ -139,6 +139,26 @@ struct MediaMappingTests {
         #expect(a.exchanges.contains { $0.media?.kind == .initialization && $0.record.path.hasSuffix("init-stream0.m4s") })
     }
 
+    /// ffmpeg seeking to 5 s in the DASH stream: it reads the first video segment (probing),
+    /// then jumps to the one holding 5 s (number 3, 4-6 s) and reads on; segment 2 is never
+    /// fetched, and every mapped segment names its number's time.
+    @Test func dashSeekJumpsToTheSegmentHoldingTheSeekPoint() async throws {
+        let proxy = try await ProxyHarness()
+        try play(proxy, "dash/manifest.mpd", ["-ss", "5"])
+        let a = try await analyze(proxy)
+        let video = a.exchanges.filter { $0.record.path.contains("chunk-stream0") }
+        let numbers = video.compactMap { $0.media?.sequence }
+        #expect(!numbers.contains(2) && Array(numbers.suffix(4)) == [3, 4, 5, 6], "\(numbers)")
+        for m in video.compactMap(\.media) {
+            let n = try #require(m.sequence)
+            #expect(m.start == Double(2 * (n - 1)) && m.end == Double(2 * n), "\(m)")
+        }
+        if numbers.first != 3 {
+            let jump = try #require(video.first { $0.media?.sequence == 3 })
+            #expect(jump.findings.contains { $0.code == "segment-out-of-order" }, "\(jump.findings.map(\.code))")
+        }
+    }
+
     /// A player in the manner of dash.js, by curl: the MPD, the init and index ranges, then each
     /// subsegment by range, for SegmentBase (sidx read from the captured bytes) and SegmentList.
     @Test(arguments: ["dash-base/manifest.mpd", "dash-single/manifest.mpd"])
