@@ -52,6 +52,7 @@ SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+. "$SCRIPT_DIR/bench-lib.sh"
 unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 log() { printf '[bench-load %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -108,14 +109,7 @@ elif [[ ! -x $MITMDUMP ]]; then
 fi
 
 # ---------------------------------------------------------------- binary
-if [[ -n ${RANGETAP:-} ]]; then
-  BIN=$RANGETAP
-else
-  log "building release (swift build -c release --product rangetap)"
-  (cd "$REPO_DIR" && swift build -c release --product rangetap >&2) || die "release build failed"
-  BIN=$REPO_DIR/.build/release/rangetap
-fi
-[[ -x $BIN ]] || die "no rangetap binary at $BIN"
+release_binary
 
 # ---------------------------------------------------------------- report header (machine line first)
 mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
@@ -127,39 +121,7 @@ echo "# load: wrk -t$THREADS -c$CONNS -d${DUR}s, $ROUNDS rounds, order rotated e
 
 # ---------------------------------------------------------------- temp dir, processes
 T=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-load.XXXXXX")
-STARTED=()   # PIDs this script started; only these are ever signalled
-forget() {
-  local p keep=()
-  for p in "${STARTED[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
-  STARTED=("${keep[@]}")
-}
-# stop PID SIGNAL SECONDS: signal, wait at most SECONDS for the exit, then SIGKILL. Sets STOP_RC.
-STOP_RC=0
-stop() {
-  local pid=$1 sig=$2 secs=$3 i
-  kill "-$sig" "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]]; then
-    log "pid $pid did not exit $secs s after SIG$sig: SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  STOP_RC=0
-  wait "$pid" 2>/dev/null || STOP_RC=$?
-  forget "$pid"
-}
-cleanup() {
-  local rc=$? p
-  trap - EXIT INT TERM
-  for p in "${STARTED[@]}"; do stop "$p" TERM 5; done
-  if [[ ${BENCH_KEEP_TMP:-0} == 1 ]]; then log "kept $T"; else rm -rf "$T"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+stop_on_exit
 
 # cpu_ticks PID: user + system clock ticks of PID and its children (nginx workers), 0 when gone.
 cpu_ticks() {

@@ -28,6 +28,7 @@ SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+. "$SCRIPT_DIR/bench-lib.sh"
 
 MINUTES=${1:-30}
 [[ $MINUTES =~ ^[0-9]+$ && $MINUTES -ge 1 && $MINUTES -le 1440 ]] || { echo "usage: soak.sh [MINUTES] (1..1440)" >&2; exit 2; }
@@ -41,14 +42,7 @@ for tool in nginx curl python3; do
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-if [[ -n ${RANGETAP:-} ]]; then
-  BIN=$RANGETAP
-else
-  log "building release (swift build -c release --product rangetap)"
-  (cd "$REPO_DIR" && swift build -c release --product rangetap >&2) || die "release build failed"
-  BIN=$REPO_DIR/.build/release/rangetap
-fi
-[[ -x $BIN ]] || die "no rangetap binary at $BIN"
+release_binary
 
 TMP=$(mktemp -d "${SOAK_TMPDIR:-/tmp}/rangetap-soak.XXXXXX")
 STARTED=()   # PIDs this script started, stopped by PID only

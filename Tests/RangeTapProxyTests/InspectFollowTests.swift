@@ -5,13 +5,24 @@ import Testing
 /// `rangetap inspect --follow` prints exchanges of a capture that is still being written.
 @Suite(.serialized)
 struct InspectFollowTests {
-    @Test func followPrintsRowsAsExchangesEnd() async throws {
+    /// The quirk origin (1 MiB) and `rangetap record` on a free port writing a new capture.
+    static func recording() throws -> (origin: QuirkOrigin, port: Int, path: String, recorder: TestProcess) {
         let origin = try QuirkOrigin(size: 1 << 20)
         let port = try freePort()
         let path = Paths.temporaryDirectory("follow") + "/f.rtap"
         let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "-o", path])
+        do {
+            try waitForPort(port)
+        } catch {
+            recorder.stop(signal: SIGINT)
+            throw error
+        }
+        return (origin, port, path, recorder)
+    }
+
+    @Test func followPrintsRowsAsExchangesEnd() async throws {
+        let (origin, port, path, recorder) = try Self.recording()
         defer { recorder.stop(signal: SIGINT) }
-        try waitForPort(port)
         let follower = try TestProcess(Paths.rangetap, ["inspect", path, "--follow"])
         defer { follower.stop(signal: SIGINT) }
         _ = try follower.waitForLine(prefix: "   #")
@@ -28,12 +39,8 @@ struct InspectFollowTests {
     /// An exchange still in flight shows before its row: a line as it starts, then progress
     /// lines (in a pipe, every 2 s) with the bytes received so far.
     @Test func followShowsExchangesInFlight() async throws {
-        let origin = try QuirkOrigin(size: 1 << 20)
-        let port = try freePort()
-        let path = Paths.temporaryDirectory("follow") + "/f.rtap"
-        let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "-o", path])
+        let (origin, port, path, recorder) = try Self.recording()
         defer { recorder.stop(signal: SIGINT) }
-        try waitForPort(port)
         let follower = try TestProcess(Paths.rangetap, ["inspect", path, "--follow"])
         defer { follower.stop(signal: SIGINT) }
         _ = try follower.waitForLine(prefix: "   #")
@@ -49,12 +56,8 @@ struct InspectFollowTests {
     /// On a terminal (a pty from util-linux `script`), the exchanges in flight are a block under
     /// the rows, erased and redrawn in place (cursor up, clear) as they progress and end.
     @Test func onATerminalInFlightExchangesAreRedrawnInPlace() async throws {
-        let origin = try QuirkOrigin(size: 1 << 20)
-        let port = try freePort()
-        let path = Paths.temporaryDirectory("follow") + "/f.rtap"
-        let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "-o", path])
+        let (origin, port, path, recorder) = try Self.recording()
         defer { recorder.stop(signal: SIGINT) }
-        try waitForPort(port)
         // Started first, so the capture exists when the follower opens it.
         let client = try TestProcess(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", "http://127.0.0.1:\(port)", origin.url("/slow"), "-o", "/dev/null"])
         defer { client.stop() }
