@@ -10,7 +10,7 @@ public struct ResourceChunkIndex: Sendable {
         /// The chunk holding them.
         public var chunk: ChunkEvent
         /// Offset of `span.lowerBound` within the chunk.
-        public var skip: Int
+        public var offsetInChunk: Int
     }
 
     /// The segments, disjoint and sorted by offset.
@@ -28,7 +28,7 @@ public struct ResourceChunkIndex: Sendable {
             gaps.insert(span)
             for s in covered.spans { gaps.remove(s) }
             for g in gaps.spans {
-                out.append(Segment(span: g, chunk: p.chunk, skip: Int(g.lowerBound - p.offset)))
+                out.append(Segment(span: g, chunk: p.chunk, offsetInChunk: Int(g.lowerBound - p.offset)))
             }
             covered.insert(span)
         }

@@ -40,8 +40,8 @@ final class CaptureTruth {
             }
             let seg = list[i]
             let data = try reader.bytes(of: seg.chunk)
-            let from = seg.skip + Int(position - seg.span.lowerBound)
-            let to = seg.skip + Int(min(range.upperBound, seg.span.upperBound) - seg.span.lowerBound)
+            let from = seg.offsetInChunk + Int(position - seg.span.lowerBound)
+            let to = seg.offsetInChunk + Int(min(range.upperBound, seg.span.upperBound) - seg.span.lowerBound)
             out.append(data[data.startIndex + from..<data.startIndex + to])
             position += Int64(to - from)
             i += 1

@@ -35,8 +35,8 @@ public final class CapturedResourceBytes: ResourceBytes {
         while at < range.upperBound {
             guard i < segments.count, segments[i].span.lowerBound <= at, let chunk = chunkBytes(segments[i].chunk) else { return nil }
             let s = segments[i]
-            let from = s.skip + Int(at - s.span.lowerBound)
-            let to = s.skip + Int(min(range.upperBound, s.span.upperBound) - s.span.lowerBound)
+            let from = s.offsetInChunk + Int(at - s.span.lowerBound)
+            let to = s.offsetInChunk + Int(min(range.upperBound, s.span.upperBound) - s.span.lowerBound)
             guard from >= 0, to <= chunk.count else { return nil }
             out.append(contentsOf: chunk[from..<to])
             at += Int64(to - from)
