@@ -59,7 +59,7 @@ def main():
                                 (":path", a.path), ("range", "bytes=" + r), ("user-agent", "h2-range-client")],
                           end_stream=True)
         streams[sid] = {"id": sid, "range": r, "status": None, "bytes": 0, "sha": hashlib.sha256(),
-                        "reset": False, "done": False, "index": i}
+                        "reset": False, "done": False, "index": i, "endOnData": False}
     sock.sendall(conn.data_to_send())
 
     deadline = time.time() + a.timeout
@@ -77,6 +77,8 @@ def main():
                     continue
                 s["bytes"] += len(ev.data)
                 s["sha"].update(ev.data)
+                if ev.stream_ended is not None:
+                    s["endOnData"] = len(ev.data) > 0
                 if s["index"] == a.stall_index:
                     # The connection's window is granted back (the others go on), the stream's never.
                     conn.increment_flow_control_window(ev.flow_controlled_length)
@@ -116,7 +118,8 @@ def main():
     sock.close()
     print(json.dumps({"alpn": alpn, "streams": [
         {"id": s["id"], "range": s["range"], "status": s["status"], "bytes": s["bytes"],
-         "sha256": s["sha"].hexdigest(), "reset": s["reset"]} for s in streams.values()]}))
+         "sha256": s["sha"].hexdigest(), "reset": s["reset"], "endOnData": s["endOnData"]}
+        for s in streams.values()]}))
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ struct HTTP2RecordingTests {
             "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","),
             "--reset-index", "1", "--reset-after", String(resetAfter)])
         #expect(r.status == 0, "\(r.stderr)")
-        struct Stream: Decodable { var id: Int; var range: String; var status: Int?; var bytes: Int; var sha256: String; var reset: Bool }
+        struct Stream: Decodable { var id: Int; var range: String; var status: Int?; var bytes: Int; var sha256: String; var reset: Bool; var endOnData: Bool }
         struct Output: Decodable { var alpn: String?; var streams: [Stream] }
         let out = try JSONDecoder().decode(Output.self, from: r.stdout)
         #expect(out.alpn == "h2")
@@ -106,6 +106,7 @@ struct HTTP2RecordingTests {
                 #expect(try capture.body(of: ex) == expected.prefix(Int(ex.bytesReceived)))
             } else {
                 #expect(stream.status == 206 && stream.bytes == expected.count && stream.sha256 == sha256(expected), "stream \(stream.id) \(stream.range)")
+                #expect(stream.endOnData, "END_STREAM rides on the DATA frame with the last declared byte, as origins send it")
                 #expect(ex.outcome == .complete && ex.bytesReceived == Int64(expected.count))
                 #expect(try capture.body(of: ex) == expected)
             }

@@ -48,6 +48,11 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var ackDelay: TimeAmount = .milliseconds(1)
     /// Set when the frame ending the stream was written.
     private var endWritten = false
+    /// Whether the last body byte the head declared goes out with END_STREAM on its own DATA
+    /// frame (a client that did not ask for trailers), as origins send it.
+    private var endsWithLastData = false
+    /// The write of the DATA frame that carried END_STREAM, when the body ended the stream.
+    private var lastDataWrite: EventLoopFuture<Void>?
     /// The client's `RST_STREAM` error code, when it reset the stream.
     private var reset: HTTP2ErrorCode?
     /// The `--fault` rules acting on the exchange, if any fired.
@@ -160,6 +165,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         gate = plan.map(FaultGate.init)
         self.exchange = exchange
         machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
+        endsWithLastData = !p.request.acceptsTrailers
         let method = p.request.method
         var request = CurlRequest(
             url: p.url, method: method,
@@ -250,10 +256,25 @@ final class H2StreamHandler: ChannelInboundHandler {
         self.machine = machine
         if let context {
             perform(action, context: context)
-        } else if case .cancelUpstream = action {
-            exchange.abort()
+        } else {
+            switch action {
+            case .cancelUpstream: exchange.abort()
+            // The stream closed as its last DATA frame carried END_STREAM: settle as if written now.
+            case .writeEnd: endWithLastData()
+            default: break
+            }
         }
         settle()
+    }
+
+    /// The upstream ended after the DATA frame that carried END_STREAM: the stream's end is
+    /// that frame's write.
+    private func endWithLastData() {
+        guard let lastDataWrite, let loop else { return }
+        let me = NIOLoopBound(self, eventLoop: loop)
+        lastDataWrite.whenComplete { result in
+            me.value.streamEndWritten(written: (try? result.get()) != nil)
+        }
     }
 
     private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
@@ -269,11 +290,24 @@ final class H2StreamHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         case .writeBody(let buffer):
             let n = buffer.readableBytes
-            sent += Int64(n)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            guard !endWritten else {
+                // More than the head declared, after the stream ended: the client has its body.
+                context.eventLoop.execute { loopBound.value.writeCompleted(n, written: false, end: nil, exchange: exchange) }
+                return
+            }
+            sent += Int64(n)
+            // The last byte the head declared ends the stream on the same frame, so a client
+            // that stops reading at Content-Length leaves no frame unread behind it (a close
+            // with unread bytes is a TCP reset, which loses the client's last acknowledgement).
+            let last = endsWithLastData && declaredLength == sent
             let promise = context.eventLoop.makePromise(of: Void.self)
             let before = state.wire.written
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer)))), promise: promise)
+            if last {
+                endWritten = true
+                lastDataWrite = promise.futureResult
+            }
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: last))), promise: promise)
             // Where the frame ended on the socket: right here when the client's windows let it
             // go out at once (its record is counted now); else when its write completes.
             let after = state.wire.written
@@ -281,6 +315,10 @@ final class H2StreamHandler: ChannelInboundHandler {
                 loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, end: after > before ? after : nil, exchange: exchange)
             }
         case .writeEnd(_, let trailers):
+            if lastDataWrite != nil {
+                endWithLastData()
+                return
+            }
             endWritten = true
             let frame: HTTP2Frame.FramePayload = trailers.isEmpty
                 ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
