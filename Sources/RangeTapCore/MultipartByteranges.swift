@@ -27,8 +27,15 @@ public struct MultipartByteranges: Sendable {
 
     /// Splits `body`; the error says what was malformed.
     public static func parse(_ body: [UInt8], boundary: String) -> Result<MultipartByteranges, MultipartError> {
+        var scanned = 0
+        return parse(body, boundary: boundary, scanned: &scanned)
+    }
+
+    /// ``parse(_:boundary:)``, counting into `scanned` the offsets the delimiter searches looked
+    /// at (linear in the body, whatever its parts; the scaling test reads it).
+    static func parse(_ body: [UInt8], boundary: String, scanned: inout Int) -> Result<MultipartByteranges, MultipartError> {
         let delimiter = Array("--\(boundary)".utf8)
-        guard var at = find(delimiter, in: body, from: 0) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
+        guard var at = find(delimiter, in: body, from: 0, scanned: &scanned) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
         var parts: [Part] = []
         var crlfDelimiter = Finder(Array("\r\n--\(boundary)".utf8))
         var lfDelimiter = Finder(Array("\n--\(boundary)".utf8))
@@ -46,7 +53,7 @@ public struct MultipartByteranges: Sendable {
                 if line.isBlank { break }
                 headers.append(line)
             }
-            guard let next = crlfDelimiter.next(in: body, from: i) ?? lfDelimiter.next(in: body, from: i) else {
+            guard let next = crlfDelimiter.next(in: body, from: i, scanned: &scanned) ?? lfDelimiter.next(in: body, from: i, scanned: &scanned) else {
                 return .failure(.init("part \(parts.count + 1) is not followed by a delimiter (no closing \"--\(boundary)--\")"))
             }
             parts.append(Part(headers: headers, body: Array(body[i..<next])))
@@ -68,20 +75,21 @@ public struct MultipartByteranges: Sendable {
         init(_ needle: [UInt8]) { self.needle = needle }
 
         /// The first occurrence at or after `from`.
-        mutating func next(in hay: [UInt8], from: Int) -> Int? {
+        mutating func next(in hay: [UInt8], from: Int, scanned: inout Int) -> Int? {
             if let searchedFrom, searchedFrom <= from {
                 guard let found else { return nil }  // none after `searchedFrom`, so none after `from`
                 if found >= from { return found }
             }
             searchedFrom = from
-            found = MultipartByteranges.find(needle, in: hay, from: from)
+            found = MultipartByteranges.find(needle, in: hay, from: from, scanned: &scanned)
             return found
         }
     }
 
-    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int, scanned: inout Int) -> Int? {
         guard !needle.isEmpty, hay.count >= needle.count else { return nil }
         var i = from
+        defer { scanned += i - from }
         while i + needle.count <= hay.count {
             if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i += 1

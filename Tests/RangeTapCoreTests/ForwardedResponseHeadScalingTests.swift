@@ -7,20 +7,15 @@ import Testing
 struct ForwardedResponseHeadScalingTests {
     private func lines(_ raw: [String]) -> [HeaderLine] { raw.map(HeaderLine.init(raw:)) }
 
-    @Test func manyContinuationLinesAfterTheStatusLineTakeLinearTime() throws {
+    /// Quadratic, this took minutes in a debug build; linear, well under a second. The suite's
+    /// limit is what catches it coming back: no elapsed time is asserted.
+    @Test(.timeLimit(.minutes(1))) func manyContinuationLinesAfterTheStatusLineTakeLinearTime() throws {
         let count = 20_000  // 80 KB, under libcurl's limit for one response head
         let upstream = lines(["HTTP/1.1 200 OK\r\n"] + Array(repeating: " x\r\n", count: count) + ["Content-Length: 0\r\n", "\r\n"])
-        let clock = ContinuousClock()
-        var head: ForwardedResponseHead?
-        let elapsed = try clock.measure {
-            head = try ForwardedResponseHead(upstream: upstream, hopByHop: [])
-        }
-        let h = try #require(head)
+        let h = try ForwardedResponseHead(upstream: upstream, hopByHop: [])
         #expect(h.fields == ["Content-Length: 0\r\n"])
         #expect(h.changes.count == count)
         #expect(h.changes.allSatisfy { $0.reason == .whitespaceAfterStatusLine })
-        // Quadratic, this took minutes in a debug build; linear, well under a second.
-        #expect(elapsed < .seconds(20))
     }
 
     @Test func continuationsAfterAMalformedLineAreMalformedAndFoldsStillJoin() throws {
