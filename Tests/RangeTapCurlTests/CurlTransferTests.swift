@@ -137,14 +137,11 @@ struct CurlTransferTests {
         let origin = try QuirkOrigin(size: 400_000)
         let multi = try CurlMulti()
         defer { multi.shutdown() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        // 4 KiB every 50 ms: the whole body would take about 5 s.
+        // 4 KiB every 50 ms: the whole body would take about 5 s; the cancel ends it at the first.
         let got = await CurlRecorder.fetch(CurlRequest(url: origin.url("/slow?delay_ms=50")), on: multi, behaviour: .cancelAtFirstBody)
         #expect(got.result == .cancelled)
         #expect(got.body.count < 400_000)
         #expect(got.body == QuirkOrigin.expectedBytes(0..<got.body.count))
-        #expect(clock.now - start < .seconds(3))
         #expect(multi.activeTransfers == 0)
     }
 
