@@ -89,7 +89,7 @@ public struct ClientLeftMidRequest: Error, Sendable, Hashable, CustomStringConve
             return "the client closed the connection in the middle of a request head; nothing was forwarded"
         }
         let got = received ?? 0
-        let of = declared.map { " of \($0)" } ?? (chunked ? " of a chunked body" : "")
-        return "the client closed the connection before its request body was whole (\(got)\(of) bytes received); nothing was forwarded"
+        let what = declared.map { "\(got) of \($0) bytes" } ?? (chunked ? "\(got) bytes of a chunked body" : "\(got) bytes")
+        return "the client closed the connection before its request body was whole (\(what) received); nothing was forwarded"
     }
 }

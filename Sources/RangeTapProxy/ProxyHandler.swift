@@ -221,7 +221,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         // ClientProtocolErrorHandler has already answered a malformed request (400, or 431).
         let problem = ClientRequestError.describing(error)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
+        // A request whose head arrived and whose body did not: its request event, and the error
+        // on its exchange, so the capture shows what the client was sending when it left.
+        var exchange: Int?
+        if error is ClientLeftMidRequest, let p = pending {
+            pending = nil
+            recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
+            exchange = p.exchange
+        }
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
         // A client that left mid-request closed the connection itself.
         closedByProxy = !(error is ClientLeftMidRequest)
         context.close(promise: nil)

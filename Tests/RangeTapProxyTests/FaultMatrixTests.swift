@@ -331,6 +331,8 @@ struct FaultMatrixTests {
         if let words = c.recorded {
             let e = try #require(errs.first)
             #expect(e.kind == .client)
+            let request = capture.events.compactMap { if case .request(let r) = $0 { r } else { nil } }.first
+            #expect(request?.method == "POST" && e.exchange == request?.exchange, "the error is on the cut request's exchange")
             #expect(e.message.contains("closed the connection before its request body was whole \(words)"), "\(e.message)")
         } else {
             #expect(errs.isEmpty)

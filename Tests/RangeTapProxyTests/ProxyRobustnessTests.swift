@@ -280,3 +280,34 @@ func runOnThreads(count: Int, width: Int, _ body: @escaping @Sendable (Int) thro
     }
     return errors.withLock { failures }
 }
+
+/// A client that leaves before its request is whole: the capture still holds the request, and
+/// an error saying how much of its body arrived; nothing went upstream.
+@Suite(.serialized)
+struct CutRequestTests {
+    @Test func aRequestCutMidBodyIsRecordedWithAClientError() async throws {
+        let origin = try QuirkOrigin(size: 1024)
+        defer { origin.stop() }
+        let proxy = try await ProxyHarness()
+        // Content-Length 100, 10 bytes sent, then the socket closes.
+        _ = try rawExchange(port: proxy.port, send: "POST \(origin.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nContent-Length: 100\r\n\r\n0123456789", readAtMost: 0)
+        // Chunked, one chunk of 5 and no last chunk.
+        _ = try rawExchange(port: proxy.port, send: "PUT \(origin.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n", readAtMost: 0)
+        // The proxy keeps serving.
+        let ok = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, origin.url("/normal"), "-r", "0-0", "-o", "/dev/null", "-w", "%{http_code}"])
+        #expect(ok.text == "206")
+        let capture = try await proxy.stopAndRead()
+        let requests = capture.events.compactMap { if case .request(let e) = $0 { e } else { nil } }
+        #expect(requests.map(\.method) == ["POST", "PUT", "GET"], "\(requests.map(\.method))")
+        let errors = capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 2 && errors.allSatisfy { $0.kind == .client && $0.status == nil }, "\(errors)")
+        try #require(requests.count == 3)
+        #expect(errors.first { $0.exchange == requests[0].exchange }?.message.contains("before its request body was whole (10 of 100 bytes received)") == true, "\(errors.map(\.message))")
+        #expect(errors.first { $0.exchange == requests[1].exchange }?.message.contains("before its request body was whole (5 bytes of a chunked body received)") == true, "\(errors.map(\.message))")
+        // inspect shows both as exchanges that failed, with the reason.
+        let failed = capture.exchanges.prefix(2).compactMap { if case .failed(let m) = $0.outcome { m } else { nil } }
+        #expect(failed.count == 2 && failed.allSatisfy { $0.contains("nothing was forwarded") }, "\(capture.exchanges.map(\.outcome))")
+        // The origin logs every request line: it saw the GET and nothing of the two cut ones.
+        #expect(origin.log.contains("/normal") && !origin.log.contains("/echo"), "\(origin.log)")
+    }
+}
