@@ -195,6 +195,28 @@ struct HTTP2RecordingTests {
         #expect(capture.events("error").isEmpty)
     }
 
+    /// A stream reset halfway through its upload: recorded with its request and a `client`
+    /// error on its exchange, never forwarded; the connection serves on.
+    @Test func aStreamResetMidUploadIsRecordedAndNotForwarded() async throws {
+        let plain = try NginxServer(root: dir)
+        let proxy = try await ProxyHarness { $0.upstream = "http://127.0.0.1:\(plain.port)" }
+        let py = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_cut_upload.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--authority", "127.0.0.1:\(proxy.port)", "--path", "/upload", "--declared", "1000", "--send", "100"])
+        #expect(py.status == 0, "\(py.stderr)")
+        let after = try curl(["--http2-prior-knowledge", "-r", "0-9", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "\(proxy.url)/f.bin"])
+        #expect(after.text == "2 206", "\(after.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.map(\.method) == ["POST", "GET"])
+        let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 1, "\(errors)")
+        let e = try #require(errors.first)
+        #expect(e.kind == .client && e.exchange == requests.first?.exchange)
+        #expect(e.message == "the client reset the stream before its request body was whole (100 of 1000 bytes received); nothing was forwarded", "\(e.message)")
+        let log = plain.accessLog()
+        #expect(log.contains { $0.contains("/f.bin") } && !log.contains { $0.contains("/upload") }, "\(log)")
+    }
+
     @Test func anH2ClientOfAnHTTP11OnlyOriginIsOfferedHTTP11() async throws {
         let h1 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key))
         let proxy = try await proxy()

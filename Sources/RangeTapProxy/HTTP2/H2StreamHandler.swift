@@ -463,6 +463,15 @@ final class H2StreamHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         defer { context.fireChannelInactive() }
+        if let p = pending, !answered {
+            // Reset or cut before its request was whole: recorded, never forwarded.
+            pending = nil
+            recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
+            let got = p.body?.readableBytes ?? 0
+            let what = p.request.contentLength.map { "\(got) of \($0) bytes" } ?? "\(got) bytes"
+            let how = reset != nil ? "reset the stream" : "closed the connection"
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); nothing was forwarded", status: nil)))
+        }
         guard var machine, exchange != nil, machine.client == nil else {
             if self.machine == nil { state.closed(stream: stream) }
             return
