@@ -24,6 +24,8 @@ def main():
     p.add_argument("--reset-after", type=int, default=0)
     p.add_argument("--stall-index", type=int, default=-1,
                    help="never grant this stream's window back (a slow consumer); reset it once the others ended")
+    p.add_argument("--stall-all", type=float, default=0,
+                   help="read no stream: grant only the connection window, hold SECONDS once every stream has data, then reset them all")
     p.add_argument("--timeout", type=float, default=30)
     a = p.parse_args()
 
@@ -79,7 +81,7 @@ def main():
                 s["sha"].update(ev.data)
                 if ev.stream_ended is not None:
                     s["endOnData"] = len(ev.data) > 0
-                if s["index"] == a.stall_index:
+                if a.stall_all or s["index"] == a.stall_index:
                     # The connection's window is granted back (the others go on), the stream's never.
                     conn.increment_flow_control_window(ev.flow_controlled_length)
                 elif s["index"] == a.reset_index:
@@ -98,6 +100,17 @@ def main():
             elif isinstance(ev, h2.events.StreamReset):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
+        if a.stall_all and all(s["bytes"] > 0 or s["done"] for s in streams.values()):
+            # Every stream has had its first window's worth: hold them all, then cancel them all.
+            out = conn.data_to_send()
+            if out:
+                sock.sendall(out)
+            time.sleep(a.stall_all)
+            for s in streams.values():
+                if not s["done"]:
+                    conn.reset_stream(s["id"], error_code=h2.errors.ErrorCodes.CANCEL)
+                    s["reset"] = True
+                    s["done"] = True
         stalled = [s for s in streams.values() if s["index"] == a.stall_index and not s["done"]]
         if stalled and all(s["done"] for s in streams.values() if s["index"] != a.stall_index):
             # Hold the stalled stream a moment (the proxy must pause its transfer), then cancel it.

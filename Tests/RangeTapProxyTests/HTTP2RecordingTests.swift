@@ -173,6 +173,35 @@ struct HTTP2RecordingTests {
         }
     }
 
+    /// A hundred streams on one connection that the client never reads: each stream's upstream
+    /// transfer is paused once rangetap holds its flow window's worth, so what the connection
+    /// can make rangetap hold is bounded by streams × (window + one read), not by the bodies.
+    @Test func aHundredStalledStreamsHoldBoundedMemory() async throws {
+        let proxy = try await proxy()
+        let ranges = Array(repeating: "0-4194303", count: 100)
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","), "--stall-all", "1.5"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let requests = requestEvents(capture)
+        #expect(requests.count == 100 && Set(requests.map(\.connection)).count == 1)
+        let pausedIDs = Set(capture.events("pause").compactMap { if case .pause(let e) = $0 { e.exchange } else { nil } })
+        #expect(capture.requests.allSatisfy { $0.outcome == .cancelled }, "\(capture.requests.map(\.summaryLine).prefix(3))")
+        #expect(pausedIDs.count == 100, "every stream's upstream transfer was paused: \(pausedIDs.count) of 100")
+        // Per stream: about the flow window rangetap holds (1 MiB) and up to two upstream reads
+        // (512 KiB each); measured 1.1 to 2.0 MiB a stream, 102 MiB in all. Bounded well under the
+        // 4 MiB each asked for, as with one stalled stream.
+        let bound: Int64 = 3 << 20
+        let received = capture.requests.map(\.bytesReceived)
+        #expect(received.allSatisfy { $0 <= bound }, "largest: \(received.max() ?? 0), bound \(bound)")
+        #expect(received.reduce(0, +) <= 100 * bound, "the connection held \(received.reduce(0, +)) bytes")
+        for ex in capture.requests {
+            #expect(try capture.body(of: ex) == file.prefix(Int(ex.bytesReceived)))
+        }
+        #expect(proxy.server.liveExchanges == 0, "every stream's exchange let go")
+    }
+
     @Test func h2cWithPriorKnowledgeReachesAnHTTP11Origin() async throws {
         let plain = try NginxServer(root: dir)
         let proxy = try await ProxyHarness { $0.upstream = "http://127.0.0.1:\(plain.port)" }
