@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapTestSupport
 import Synchronization
 import Testing
 
@@ -8,7 +9,7 @@ final class TemporaryDirectory {
     let path: String
 
     init() throws {
-        path = NSTemporaryDirectory() + "rangetap-core-tests-" + UUID().uuidString
+        path = Paths.temporaryRoot + "/rangetap-core-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

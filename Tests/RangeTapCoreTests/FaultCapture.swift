@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapTestSupport
 
 /// A player lab capture (`record --shape … --fault …`) of one resource, 1000 bytes, recorded
 /// without bodies, as the proxy writes it:
@@ -55,7 +56,7 @@ struct FaultCapture {
 
     /// Writes `lines` (by default the capture above) to a fresh temporary capture directory.
     init(lines: [String] = Self.lines) throws {
-        path = NSTemporaryDirectory() + "rangetap-fault-" + UUID().uuidString + ".rtap"
+        path = Paths.temporaryRoot + "/rangetap-fault-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
     }

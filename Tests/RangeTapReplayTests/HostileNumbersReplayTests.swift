@@ -8,7 +8,7 @@ import Testing
 /// or served is refused with a message naming it, and edited captures are read errors, never
 /// traps (issue 10, item 1).
 @Suite struct HostileNumbersReplayTests {
-    func cacheDirectory() -> String { NSTemporaryDirectory() + "rangetap-hostile-cache-" + UUID().uuidString }
+    func cacheDirectory() -> String { Paths.temporaryRoot + "/rangetap-hostile-cache-" + UUID().uuidString }
 
     @Test func replayRefusesTooLargeResourcesAndVerifiesTheRest() throws {
         let capture = try HostileCapture([.ok, .far, .huge])

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapTestSupport
 
 /// A capture of one HTTP/1.1 connection and one HTTP/2 connection, written as a recorder that
 /// speaks HTTP/2 on both sides would write it.
@@ -45,7 +46,7 @@ struct HTTP2MixedCapture {
 
     /// Writes the capture (`lines`, by default the mixed one above) to a fresh temporary directory.
     init(lines: [String] = Self.lines) throws {
-        path = NSTemporaryDirectory() + "rangetap-h2-mixed-" + UUID().uuidString + ".rtap"
+        path = Paths.temporaryRoot + "/rangetap-h2-mixed-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
         try Data(repeating: 7, count: 1500).write(to: URL(fileURLWithPath: path + "/body.bin"))

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapTestSupport
 
 /// A capture whose client and upstream sent terminal escape sequences and whose request URL
 /// carries a password (`http://user:hunter2@…`), as a recorder that kept them would write it.
@@ -7,7 +8,7 @@ struct HostileTextCapture {
 
     /// `redacted`: what the header says (false: recorded with `--keep-secrets`).
     init(redacted: Bool = true) throws {
-        path = NSTemporaryDirectory() + "rangetap-hostile-text-" + UUID().uuidString + ".rtap"
+        path = Paths.temporaryRoot + "/rangetap-hostile-text-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let url = #"http://user:hunter2@127.0.0.1:8081/a\u001b[2J.mp4"#
         let lines = [

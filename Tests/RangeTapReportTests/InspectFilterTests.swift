@@ -11,7 +11,7 @@ struct InspectFilterTests {
     struct TwoHostCapture {
         let path: String
         init() throws {
-            path = NSTemporaryDirectory() + "rangetap-two-hosts-" + UUID().uuidString + ".rtap"
+            path = Paths.temporaryRoot + "/rangetap-two-hosts-" + UUID().uuidString + ".rtap"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             let lines = [
                 #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-23T10:00:00.000Z","bodies":false,"redacted":true,"listen":"127.0.0.1:8080"}"#,

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapTestSupport
 
 /// A player lab capture (`record --shape … --fault …`) of one 1000-byte resource, bodies kept:
 ///
@@ -40,7 +41,7 @@ struct LabCapture {
 
     /// Writes `lines` (by default the capture above) to a fresh temporary capture directory.
     init(lines: [String] = Self.lines) throws {
-        path = NSTemporaryDirectory() + "rangetap-lab-" + UUID().uuidString + ".rtap"
+        path = Paths.temporaryRoot + "/rangetap-lab-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
         try Data(repeating: 7, count: 300).write(to: URL(fileURLWithPath: path + "/body.bin"))

@@ -26,7 +26,7 @@ public struct HostileCapture {
 
     /// A capture in a new temporary directory holding `exchanges`, in order.
     public init(_ exchanges: [Exchange]) throws {
-        path = NSTemporaryDirectory() + "rangetap-hostile-" + UUID().uuidString + ".rtap"
+        path = Paths.temporaryRoot + "/rangetap-hostile-" + UUID().uuidString + ".rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var lines = [#"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#,
                      #"{"type":"conn.open","t":1000,"conn":1,"peer":"127.0.0.1:50000","sndbuf":2626560}"#]

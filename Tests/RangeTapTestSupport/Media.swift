@@ -13,7 +13,7 @@ public enum Media {
         lock.lock()
         defer { lock.unlock() }
         if let d = made["dir"] { return d }
-        let dir = NSTemporaryDirectory() + "rangetap-media-\(getpid())"
+        let dir = Paths.temporaryRoot + "/rangetap-media-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-media.sh", dir], timeout: 300)
         guard r.status == 0 else { throw TestFailure("tools/make-media.sh failed: \(r.stderr)") }
@@ -27,7 +27,7 @@ public enum Media {
         lock.lock()
         defer { lock.unlock() }
         if let d = made["streams"] { return d }
-        let dir = NSTemporaryDirectory() + "rangetap-streams-\(getpid())"
+        let dir = Paths.temporaryRoot + "/rangetap-streams-\(getpid())"
         let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-streams.sh", dir], timeout: 300)
         guard r.status == 0 else { throw TestFailure("tools/make-streams.sh failed: \(r.stderr)") }
         made["streams"] = dir

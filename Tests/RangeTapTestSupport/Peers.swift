@@ -22,12 +22,28 @@ public enum Paths {
         throw TestFailure("\(name) is not installed; run tools/test.sh, which installs it with apt-get")
     }
 
-    /// A new empty temporary directory.
+    /// A new empty temporary directory, inside ``temporaryRoot``.
     public static func temporaryDirectory(_ label: String) -> String {
-        let dir = NSTemporaryDirectory() + "rangetap-\(label)-\(UUID().uuidString.prefix(8))"
+        let dir = temporaryRoot + "/rangetap-\(label)-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
+
+    /// This test process's temporary files: one directory in the system's temporary directory
+    /// (which `tools/test.sh` points at its run's own), removed when the process exits, so that
+    /// `swift test` run by hand leaves no captures behind (they had piled up to 7 GB in /tmp).
+    public static let temporaryRoot: String = {
+        try? FileManager.default.createDirectory(atPath: temporaryRootPath, withIntermediateDirectories: true)
+        atexit(removeTemporaryRoot)
+        return temporaryRootPath
+    }()
+}
+
+/// Where ``Paths/temporaryRoot`` is; `removeTemporaryRoot` reads it at exit.
+private let temporaryRootPath = NSTemporaryDirectory() + "rangetap-tests-\(getpid())"
+
+private func removeTemporaryRoot() {
+    try? FileManager.default.removeItem(atPath: temporaryRootPath)
 }
 
 /// A free TCP port on 127.0.0.1 (bound to port 0, then released).

@@ -16,7 +16,7 @@ public final class TestProcess: @unchecked Sendable {
         process.arguments = cleanSignalShim.arguments + [executable] + arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        stderrPath = NSTemporaryDirectory() + "rangetap-proc-\(UUID().uuidString).err"
+        stderrPath = Paths.temporaryRoot + "/rangetap-proc-\(UUID().uuidString).err"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
@@ -87,7 +87,7 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
     p.executableURL = URL(fileURLWithPath: cleanSignalShim.executable)
     p.arguments = cleanSignalShim.arguments + [executable] + arguments
     if let environment { p.environment = environment }
-    let out = NSTemporaryDirectory() + "rangetap-cmd-\(UUID().uuidString)"
+    let out = Paths.temporaryRoot + "/rangetap-cmd-\(UUID().uuidString)"
     _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
     _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
     defer {
