@@ -85,32 +85,12 @@ mkdir -p "$T/www"
 head -c "$FILE_SIZE" /dev/urandom >"$T/www/16k.bin"
 FILE_SHA=$(sha256sum "$T/www/16k.bin" | cut -d' ' -f1)
 
-# nginx_conf NAME PORT LOCATION_BODY: a foreground single-process nginx, many connections, long keep-alive
-nginx_conf() {
-  local d="$T/$1"
-  mkdir -p "$d"
-  cat >"$d/nginx.conf" <<CONF
-daemon off; master_process off; pid $d/nginx.pid; error_log $d/error.log;
-worker_rlimit_nofile $want;
-events { worker_connections $want; }
-http {
-  access_log off;
-  client_body_temp_path $d; proxy_temp_path $d; fastcgi_temp_path $d; uwsgi_temp_path $d; scgi_temp_path $d;
-  types { application/octet-stream bin; }
-  keepalive_timeout 300s; keepalive_requests 1000000;
-  server { listen 127.0.0.1:$2 backlog=1024; root $T/www; location / { $3 } }
-}
-CONF
-}
-start_nginx() {  # start_nginx NAME PORT -> NGINX_STARTED_PID
-  "$NGINX" -c "$T/$1/nginx.conf" -p "$T/$1" -e "$T/$1/error.log" >"$T/$1/out.log" 2>&1 &
-  NGINX_STARTED_PID=$!
-  STARTED+=("$NGINX_STARTED_PID")
-  wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
-}
+# The nginx of this benchmark: one process, as many connections as descriptors allow.
+NGINX_MAIN="master_process off; worker_rlimit_nofile $want;"
+NGINX_CONNECTIONS=$want
 
 ORIGIN_PORT=$(free_port)
-nginx_conf origin "$ORIGIN_PORT" ""
+nginx_conf origin "$ORIGIN_PORT" "" ""
 start_nginx origin "$ORIGIN_PORT"
 log "nginx origin pid $NGINX_STARTED_PID on 127.0.0.1:$ORIGIN_PORT"
 
@@ -184,7 +164,7 @@ rm -rf "$T/idle.rtap"
 if [[ $NGINX_BASELINE == 1 ]]; then
   log "idle: $IDLE_N keep-alive connections through nginx as a reverse proxy (baseline)"
   RP_PORT=$(free_port)
-  nginx_conf rproxy "$RP_PORT" "proxy_pass http://127.0.0.1:$ORIGIN_PORT;"
+  nginx_conf rproxy "$RP_PORT" "" "proxy_pass http://127.0.0.1:$ORIGIN_PORT;"
   start_nginx rproxy "$RP_PORT"
   RP_PID=$NGINX_STARTED_PID
   load "$T/idle-nginx.out" idle --proxy-port "$RP_PORT" --pid "$RP_PID" --count "$IDLE_N" --concurrency 100 --warmup 50 --settle 2 --deadline 300

@@ -51,3 +51,31 @@ stop_on_exit() {
   trap cleanup EXIT
   trap 'exit 130' INT TERM
 }
+
+# nginx_conf NAME PORT HTTP_EXTRA LOCATION_BODY: writes $T/NAME/nginx.conf, a foreground nginx
+# serving $T/www on 127.0.0.1:PORT with long keep-alive and no access log. NGINX_MAIN holds the
+# main-context directives (default `worker_processes 1;`), NGINX_CONNECTIONS worker_connections
+# (default 1024).
+nginx_conf() {
+  local d="$T/$1"
+  mkdir -p "$d"
+  cat >"$d/nginx.conf" <<CONF
+daemon off; ${NGINX_MAIN:-worker_processes 1;} pid $d/nginx.pid; error_log $d/error.log;
+events { worker_connections ${NGINX_CONNECTIONS:-1024}; }
+http {
+  access_log off;
+  client_body_temp_path $d; proxy_temp_path $d; fastcgi_temp_path $d; uwsgi_temp_path $d; scgi_temp_path $d;
+  types { application/octet-stream bin; }
+  keepalive_timeout 300s; keepalive_requests 1000000;
+  $3
+  server { listen 127.0.0.1:$2 backlog=1024; root $T/www; location / { $4 } }
+}
+CONF
+}
+# start_nginx NAME PORT: starts $NGINX with $T/NAME/nginx.conf, waits for PORT; sets NGINX_STARTED_PID.
+start_nginx() {
+  "$NGINX" -c "$T/$1/nginx.conf" -p "$T/$1" -e "$T/$1/error.log" >"$T/$1/out.log" 2>&1 &
+  NGINX_STARTED_PID=$!
+  STARTED+=("$NGINX_STARTED_PID")
+  wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
+}

@@ -53,6 +53,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
+. "$SCRIPT_DIR/mitm-venv.sh"
 unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 log() { printf '[bench-load %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -94,18 +95,8 @@ MITM_REASON=""
 MITMDUMP="$VENV/bin/mitmdump"
 if [[ $NO_MITM == 1 ]]; then
   MITM_REASON="BENCH_NO_MITM=1"
-elif [[ ! -x $MITMDUMP ]]; then
-  log "installing mitmproxy into $VENV"
-  pip_log=$(mktemp)
-  if { [[ -x $VENV/bin/pip ]] || python3 -m venv "$VENV"; } >"$pip_log" 2>&1 &&
-     "$VENV/bin/pip" install mitmproxy >>"$pip_log" 2>&1 && [[ -x $MITMDUMP ]]; then
-    :
-  else
-    MITM_REASON=$(grep -E 'ERROR|Error|error' "$pip_log" | tail -n 1 || true)
-    [[ -n $MITM_REASON ]] || MITM_REASON=$(tail -n 1 "$pip_log" || true)
-    MITM_REASON="mitmproxy could not be installed: ${MITM_REASON:-unknown error}"
-  fi
-  rm -f "$pip_log"
+elif ! MITM_REASON=$(mitm_venv "$VENV"); then
+  MITM_REASON="mitmproxy could not be installed: $MITM_REASON"
 fi
 
 # ---------------------------------------------------------------- binary
@@ -146,29 +137,8 @@ done
 chmod a+rx "$T" "$T/www"
 chmod a+r "$T/www/"*.bin
 
-# nginx_conf NAME PORT HTTP_EXTRA LOCATION_BODY: a foreground nginx (master + workers), no access log
-nginx_conf() {
-  local d="$T/$1"
-  mkdir -p "$d"
-  cat >"$d/nginx.conf" <<CONF
-daemon off; worker_processes $NGINX_WORKERS; pid $d/nginx.pid; error_log $d/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $d; proxy_temp_path $d; fastcgi_temp_path $d; uwsgi_temp_path $d; scgi_temp_path $d;
-  types { application/octet-stream bin; }
-  keepalive_timeout 300s; keepalive_requests 1000000;
-  $3
-  server { listen 127.0.0.1:$2 backlog=1024; root $T/www; location / { $4 } }
-}
-CONF
-}
-start_nginx() {  # start_nginx NAME PORT -> NGINX_STARTED_PID
-  "$NGINX" -c "$T/$1/nginx.conf" -p "$T/$1" -e "$T/$1/error.log" >"$T/$1/out.log" 2>&1 &
-  NGINX_STARTED_PID=$!
-  STARTED+=("$NGINX_STARTED_PID")
-  wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
-}
+# Both nginx: master and workers (BENCH_NGINX_WORKERS).
+NGINX_MAIN="worker_processes $NGINX_WORKERS;"
 
 ORIGIN_PORT=$(free_port)
 nginx_conf origin "$ORIGIN_PORT" "" ""

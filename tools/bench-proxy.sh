@@ -137,6 +137,8 @@ unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=tools/mitm-venv.sh
+. "$SCRIPT_DIR/mitm-venv.sh"
 
 # ---------------------------------------------------------------- packages
 need_pkgs=()
@@ -177,18 +179,8 @@ MITM_SKIP_REASON=""
 MITMDUMP="$VENV/bin/mitmdump"
 if [[ $SKIP_MITM == 1 ]]; then
   MITM_SKIP_REASON="BENCH_SKIP_MITM=1"
-elif [[ ! -x $MITMDUMP ]]; then
-  log "installing mitmproxy into $VENV"
-  pip_log=$(mktemp)
-  if { [[ -x $VENV/bin/pip ]] || python3 -m venv "$VENV"; } >"$pip_log" 2>&1 &&
-     "$VENV/bin/pip" install mitmproxy >>"$pip_log" 2>&1 && [[ -x $MITMDUMP ]]; then
-    :
-  else
-    MITM_SKIP_REASON=$(grep -E 'ERROR|Error|error' "$pip_log" | tail -n 1 || true)
-    [[ -n $MITM_SKIP_REASON ]] || MITM_SKIP_REASON=$(tail -n 1 "$pip_log" || true)
-    [[ -n $MITM_SKIP_REASON ]] || MITM_SKIP_REASON="unknown error"
-  fi
-  rm -f "$pip_log"
+else
+  MITM_SKIP_REASON=$(mitm_venv "$VENV") || true
 fi
 if [[ $SKIP_MITM == 1 ]]; then
   echo "skipped: mitmproxy rows (BENCH_SKIP_MITM=1)"

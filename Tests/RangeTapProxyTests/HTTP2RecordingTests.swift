@@ -33,6 +33,14 @@ struct HTTP2RecordingTests {
         try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", ""] + args)
     }
 
+    /// Runs `Tests/Clients/h2_range_client.py` through `proxy`'s CONNECT tunnel to the h2 origin,
+    /// asking `/f.bin` for `ranges` on one connection; `extra` adds its options.
+    func h2RangeClient(_ proxy: ProxyHarness, ranges: [String], _ extra: [String] = []) throws -> CommandResult {
+        try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ",")] + extra)
+    }
+
     func requestEvents(_ capture: RecordedCapture) -> [RequestEvent] {
         capture.events("request").compactMap { if case .request(let e) = $0, e.method != "CONNECT" { e } else { nil } }
     }
@@ -80,10 +88,7 @@ struct HTTP2RecordingTests {
         let proxy = try await proxy()
         let ranges = ["0-999999", "1000000-2999999", "3000000-3999999", "4000000-6291455"]
         let resetAfter = 300_000
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","),
-            "--reset-index", "1", "--reset-after", String(resetAfter)])
+        let r = try h2RangeClient(proxy, ranges: ranges, ["--reset-index", "1", "--reset-after", String(resetAfter)])
         #expect(r.status == 0, "\(r.stderr)")
         struct Stream: Decodable { var id: Int; var range: String; var status: Int?; var bytes: Int; var sha256: String; var reset: Bool; var endOnData: Bool }
         struct Output: Decodable { var alpn: String?; var streams: [Stream] }
@@ -151,9 +156,7 @@ struct HTTP2RecordingTests {
         let proxy = try await proxy()
         // Stream 1 is never read (its window is never granted back); the others must not wait.
         let ranges = ["0-4194303", "4194304-5242879", "5242880-6291455"]
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","), "--stall-index", "0"])
+        let r = try h2RangeClient(proxy, ranges: ranges, ["--stall-index", "0"])
         #expect(r.status == 0, "\(r.stderr)")
         let capture = try await proxy.stopAndRead()
         let requests = requestEvents(capture)
@@ -179,9 +182,7 @@ struct HTTP2RecordingTests {
     @Test func aHundredStalledStreamsHoldBoundedMemory() async throws {
         let proxy = try await proxy()
         let ranges = Array(repeating: "0-4194303", count: 100)
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ","), "--stall-all", "1.5"])
+        let r = try h2RangeClient(proxy, ranges: ranges, ["--stall-all", "1.5"])
         #expect(r.status == 0, "\(r.stderr)")
         let capture = try await proxy.stopAndRead()
         let requests = requestEvents(capture)
@@ -276,9 +277,7 @@ struct HTTP2RecordingTests {
         let proxy = try await proxy()
         let size = 60_000
         let ranges = (0..<100).map { "\($0 * size)-\($0 * size + size - 1)" }
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ",")])
+        let r = try h2RangeClient(proxy, ranges: ranges)
         #expect(r.status == 0, "\(r.stderr)")
         let capture = try await proxy.stopAndRead()
         let requests = requestEvents(capture)
