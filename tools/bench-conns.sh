@@ -28,8 +28,8 @@
 # Usage: tools/bench-conns.sh
 # Environment:
 #   BENCH_QUICK=1        200 idle connections, 1,000 in the burst (200 in flight): well under a minute
-#   RANGETAP=BIN         use this binary; otherwise `swift build -c release --product rangetap`
-#                        and <repo>/.build/release/rangetap
+#   RANGETAP=BIN         use this binary; otherwise the one tools/install.sh builds
+#                        (`swift build -c release --product rangetap --static-swift-stdlib`)
 #   BENCH_NGINX_BASELINE=0  no nginx reverse-proxy baseline row (default 1)
 #   BENCH_KEEP_TMP=1     keep the temp dir (captures, logs)
 #   BENCH_TMPDIR (/tmp)  where the temp dir goes

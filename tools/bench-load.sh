@@ -39,8 +39,8 @@
 #   BENCH_SIZES          "16k 512k" (default) or one of them
 #   BENCH_NO_MITM=1      no mitmproxy rows (printed as "not run: BENCH_NO_MITM=1")
 #   BENCH_NGINX_WORKERS  worker_processes of both nginx (default auto)
-#   RANGETAP=BIN         use this binary; otherwise `swift build -c release --product rangetap`
-#                        and <repo>/.build/release/rangetap
+#   RANGETAP=BIN         use this binary; otherwise the one tools/install.sh builds
+#                        (`swift build -c release --product rangetap --static-swift-stdlib`)
 #   BENCH_KEEP_TMP=1     keep the temp dir (logs, wrk outputs; captures are removed after each run)
 #   BENCH_TMPDIR (/tmp)  where the temp dir goes (a 512 KiB run with bodies writes gigabytes)
 # Packages: nginx-light, wrk and curl with apt-get when missing (as root); mitmproxy with pip into
