@@ -33,35 +33,36 @@ extension HeaderLine {
 
     /// What kind of line this is (see ``Syntax``).
     public var syntax: Syntax {
-        let scalars = Array(content.unicodeScalars)
-        guard let first = scalars.first else { return .blank }
-        if first == " " || first == "\t" { return .obsFoldContinuation }
-        if Self.isStatusLine(scalars) { return .statusLine }
-        guard let colon = scalars.firstIndex(of: ":") else { return .noColon }
-        let before = scalars[..<colon]
-        if !before.isEmpty, before.allSatisfy(Self.isTokenScalar) { return .field }
-        var name = before
-        while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
-        if name.count < before.count, !name.isEmpty, name.allSatisfy(Self.isTokenScalar) {
-            var s = String.UnicodeScalarView()
-            s.append(contentsOf: name)
-            return .spaceBeforeColon(name: String(s))
+        let c = content
+        let u = c.utf8
+        guard let first = u.first else { return .blank }
+        if first == HeaderByte.space || first == HeaderByte.tab { return .obsFoldContinuation }
+        if first == UInt8(ascii: "H"), Self.isStatusLine(u) { return .statusLine }
+        guard let colon = u.firstIndex(of: HeaderByte.colon) else { return .noColon }
+        if colon > u.startIndex, u[..<colon].allSatisfy(HeaderByte.isToken) { return .field }
+        var nameEnd = colon
+        while nameEnd > u.startIndex {
+            let previous = u.index(before: nameEnd)
+            guard u[previous] == HeaderByte.space || u[previous] == HeaderByte.tab else { break }
+            nameEnd = previous
+        }
+        if nameEnd < colon, nameEnd > u.startIndex, u[..<nameEnd].allSatisfy(HeaderByte.isToken) {
+            return .spaceBeforeColon(name: String(Substring(c.unicodeScalars[..<nameEnd])))
         }
         return .invalidName
     }
 
     /// How the line ends (see ``LineEnding``).
     public var lineEnding: LineEnding {
-        switch terminator {
-        case "\r\n": .crlf
-        case "\n": .bareLF
-        default: .none
-        }
+        let u = raw.utf8
+        guard let last = u.last, last == HeaderByte.lf else { return .none }
+        let lf = u.index(before: u.endIndex)
+        return lf > u.startIndex && u[u.index(before: lf)] == HeaderByte.cr ? .crlf : .bareLF
     }
 
     /// Whether a CR appears anywhere but in the CRLF terminator: a recipient that takes it for
     /// a line end sees a field the server did not send (response splitting).
-    public var containsBareCR: Bool { content.unicodeScalars.contains("\r") }
+    public var containsBareCR: Bool { content.utf8.contains(HeaderByte.cr) }
 
     /// The same line with the whitespace between name and colon removed (what RFC 9112 §5.1
     /// requires of a proxy), value and terminator kept byte for byte; other lines unchanged.
@@ -75,22 +76,24 @@ extension HeaderLine {
     }
 
     /// `HTTP/` DIGIT `.` DIGIT SP 3DIGIT, then nothing or SP and a reason phrase.
-    private static func isStatusLine(_ s: [Unicode.Scalar]) -> Bool {
-        let prefix: [Unicode.Scalar] = ["H", "T", "T", "P", "/"]
+    private static func isStatusLine(_ u: Substring.UTF8View) -> Bool {
+        // Thirteen bytes decide it; past them only whether there are more.
+        let s = Array(u.prefix(13))
+        let prefix = Array("HTTP/".utf8)
         // `HTTP/2 206`: how libcurl writes the head of a response that came over HTTP/2 or 3
         // (a `:status` field, no reason phrase).
-        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == " ",
+        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == HeaderByte.space,
            isDigit(s[7]), isDigit(s[8]), isDigit(s[9]) {
-            return s.count == 10 || s[10] == " "
+            return s.count == 10 || s[10] == HeaderByte.space
         }
         guard s.count >= 12, Array(s[0..<5]) == prefix,
-              isDigit(s[5]), s[6] == ".", isDigit(s[7]), s[8] == " ",
+              isDigit(s[5]), s[6] == UInt8(ascii: "."), isDigit(s[7]), s[8] == HeaderByte.space,
               isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
         else { return false }
-        return s.count == 12 || s[12] == " "
+        return s.count == 12 || s[12] == HeaderByte.space
     }
 
-    private static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+    private static func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) }
 
     /// A `tchar` of RFC 9110 §5.6.2.
     static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {

@@ -10,22 +10,27 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     public init(raw: String) { self.raw = raw }
 
     /// The line without its terminator.
+    ///
+    /// This and the other accessors read the line's UTF-8 bytes: every byte they look for (CR, LF,
+    /// colon, space, tab, token characters) is ASCII, so a byte match is a code point match and
+    /// the indices found are code point boundaries. They run for every header line of every
+    /// exchange, several times; walking Unicode scalars made them the largest cost of a small
+    /// request after SHA-256 (docs/performance.md, "Per request").
     public var content: Substring {
-        let scalars = raw.unicodeScalars
-        var end = scalars.endIndex
-        if end > scalars.startIndex, scalars[scalars.index(before: end)] == "\n" {
-            end = scalars.index(before: end)
-            if end > scalars.startIndex, scalars[scalars.index(before: end)] == "\r" {
-                end = scalars.index(before: end)
+        let u = raw.utf8
+        var end = u.endIndex
+        if end > u.startIndex, u[u.index(before: end)] == HeaderByte.lf {
+            end = u.index(before: end)
+            if end > u.startIndex, u[u.index(before: end)] == HeaderByte.cr {
+                end = u.index(before: end)
             }
         }
-        return Substring(scalars[..<end])
+        return Substring(raw.unicodeScalars[..<end])
     }
 
     /// The terminator as sent: `"\r\n"`, `"\n"`, or `""` when the line was cut off.
     public var terminator: String {
-        let c = content.unicodeScalars.count
-        return String(String.UnicodeScalarView(raw.unicodeScalars.dropFirst(c)))
+        String(Substring(raw.unicodeScalars[content.endIndex...]))
     }
 
     /// The field name exactly as spelled, or nil for the status line, a blank line or garbage.
@@ -33,18 +38,23 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     /// Read code point by code point, as ``syntax`` reads it: a colon followed by a combining mark
     /// (possible in a capture's JSON, never in Latin-1) still ends the name.
     public var name: Substring? {
-        let c = content.unicodeScalars
-        guard let colon = c.firstIndex(of: ":") else { return nil }
-        let n = c[..<colon]
-        guard !n.isEmpty, n.allSatisfy(Self.isTokenScalar) else { return nil }
-        return Substring(n)
+        Self.name(in: content)
     }
 
     /// The field value with surrounding whitespace removed, or nil when this is no field line.
     public var value: Substring? {
-        let c = content.unicodeScalars
-        guard name != nil, let colon = c.firstIndex(of: ":") else { return nil }
-        return Substring(c[c.index(after: colon)...]).trimmingHTTPWhitespace()
+        let c = content
+        guard let n = Self.name(in: c) else { return nil }
+        return Substring(c.unicodeScalars[c.utf8.index(after: n.endIndex)...]).trimmingHTTPWhitespace()
+    }
+
+    /// The name of field line content `c` (up to its first colon, all token characters).
+    static func name(in c: Substring) -> Substring? {
+        let u = c.utf8
+        guard let colon = u.firstIndex(of: HeaderByte.colon), colon > u.startIndex,
+              u[..<colon].allSatisfy(HeaderByte.isToken)
+        else { return nil }
+        return Substring(c.unicodeScalars[..<colon])
     }
 
     /// Whether this line ends a head.
@@ -62,18 +72,18 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     /// Whether the value is a secret that captures redact by default.
     public var isSecret: Bool {
         guard let name else { return false }
-        return Self.secretNames.contains(name.lowercased())
+        return Self.secretNames.contains { HeaderByte.equalsIgnoringASCIICase(name, $0) }
     }
 
     public var description: String { raw }
 }
 
 extension Array where Element == HeaderLine {
-    /// Values of every field named `name`, compared case-insensitively, in order.
+    /// Values of every field named `name`, compared ignoring ASCII case (field names are tokens,
+    /// RFC 9110 §5.1), in order.
     public func values(named name: String) -> [Substring] {
-        let lower = name.lowercased()
-        return compactMap { line in
-            guard let n = line.name, n.lowercased() == lower else { return nil }
+        compactMap { line in
+            guard let n = line.name, HeaderByte.equalsIgnoringASCIICase(n, name) else { return nil }
             return line.value
         }
     }

@@ -65,24 +65,39 @@ struct JSONLineBuilder {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    private mutating func appendString(_ s: String) {
+    /// `s` as a JSON string: runs of bytes that need no escape are copied whole, and
+    /// non-ASCII UTF-8 passes through as it is (JSON text is UTF-8).
+    mutating func appendString(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
-        for scalar in s.unicodeScalars {
-            switch scalar.value {
-            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
-            case 0x20..<0x80:
-                bytes.append(UInt8(scalar.value))
-            default:
-                bytes.append(contentsOf: Character(scalar).utf8)
+        var s = s
+        s.withUTF8 { u in
+            var run = 0
+            for i in 0..<u.count {
+                let b = u[i]
+                guard b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F else { continue }
+                if run < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[run..<i])) }
+                appendEscaped(b)
+                run = i + 1
             }
+            if run < u.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[run...])) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ b: UInt8) {
+        bytes.append(0x5C)
+        switch b {
+        case 0x22, 0x5C: bytes.append(b)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(0x30)
+            bytes.append(0x30)
+            bytes.append(hex.utf8Start[Int(b >> 4)])
+            bytes.append(hex.utf8Start[Int(b & 0xF)])
+        }
     }
 }
