@@ -57,6 +57,11 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
         return Substring(c.unicodeScalars[..<colon])
     }
 
+    /// Whether this is a field line named `other`, ignoring ASCII case (field names are tokens).
+    public func isNamed(_ other: String) -> Bool {
+        name.map { HeaderByte.equalsIgnoringASCIICase($0, other) } ?? false
+    }
+
     /// Whether this line ends a head.
     public var isBlank: Bool { content.isEmpty }
 

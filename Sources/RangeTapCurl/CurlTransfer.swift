@@ -78,8 +78,9 @@ public final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         var bad: String?
-        func check(_ code: CURLcode, _ what: String) {
-            if code != CURLE_OK, bad == nil { bad = "\(what): \(String(cString: curl_easy_strerror(code)))" }
+        // `what` is only built for an option that failed: it names the option and its value.
+        func check(_ code: CURLcode, _ what: @autoclosure () -> String) {
+            if code != CURLE_OK, bad == nil { bad = "\(what()): \(String(cString: curl_easy_strerror(code)))" }
         }
         check(ccurl_easy_setopt_string(easy, CURLOPT_URL, request.url), "URL \(request.url)")
         check(ccurl_easy_setopt_string(easy, CURLOPT_PROXY, request.proxy ?? ""), "PROXY \(request.proxy ?? "")")

@@ -129,15 +129,15 @@ struct ExchangeStateMachine {
         changes += versionChange
 
         let fieldLines = lines.dropFirst().map { $0.removingSpaceBeforeColon() }.filter { $0.name != nil }
-        let transferEncoding = fieldLines.filter { $0.name!.lowercased() == "transfer-encoding" }
-        let hasLength = fieldLines.contains { $0.name!.lowercased() == "content-length" }
+        let transferEncoding = fieldLines.filter { $0.isNamed("transfer-encoding") }
+        let hasLength = fieldLines.contains { $0.isNamed("content-length") }
         let noBody = method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status)
 
         if isHTTP2 {
             // DATA frames and END_STREAM frame the body; no connection-specific fields.
             if !transferEncoding.isEmpty && hasLength {
-                let removed = fields.filter { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
-                fields.removeAll { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
+                let removed = fields.filter { HeaderLine(raw: $0).isNamed("content-length") }
+                fields.removeAll { HeaderLine(raw: $0).isNamed("content-length") }
                 changes.append(HeadChange(.contentLengthWithTransferEncoding, original: removed))
             }
             framing = noBody ? .noBody : .http2
@@ -145,14 +145,14 @@ struct ExchangeStateMachine {
         }
         if !transferEncoding.isEmpty {
             if hasLength {
-                let removed = fields.filter { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
-                fields.removeAll { HeaderLine(raw: $0).name?.lowercased() == "content-length" }
+                let removed = fields.filter { HeaderLine(raw: $0).isNamed("content-length") }
+                fields.removeAll { HeaderLine(raw: $0).isNamed("content-length") }
                 changes.append(HeadChange(.contentLengthWithTransferEncoding, original: removed))
             }
             if clientVersion == .http1_1 {
                 // The origin's own line(s), as spelled: rangetap frames the body in chunks again.
                 fields += transferEncoding.map { String($0.content) + "\r\n" }
-                changes.removeAll { $0.reason == .hopByHop && $0.original.allSatisfy { HeaderLine(raw: $0).name?.lowercased() == "transfer-encoding" } }
+                changes.removeAll { $0.reason == .hopByHop && $0.original.allSatisfy { HeaderLine(raw: $0).isNamed("transfer-encoding") } }
                 framing = noBody ? .noBody : .chunked
             } else {
                 changes.append(HeadChange(.transferEncodingToHTTP10, original: transferEncoding.map(\.raw)))

@@ -34,6 +34,7 @@ struct HeaderLineByteReadingTests {
             #expect(line.isSecret == reference.isSecret, context)
             for name in ["content-range", "Set-Cookie", "connection", "a"] {
                 #expect([line].values(named: name).map(scalars) == reference.values(named: name).map(scalars), context)
+                #expect(line.isNamed(name) == (reference.name?.lowercased() == name.lowercased()), context)
             }
         }
     }
