@@ -76,10 +76,12 @@ extension HeaderLine {
     }
 
     /// `HTTP/` DIGIT `.` DIGIT SP 3DIGIT, then nothing or SP and a reason phrase.
+    private static let httpSlash = Array("HTTP/".utf8)
+
     private static func isStatusLine(_ u: Substring.UTF8View) -> Bool {
         // Thirteen bytes decide it; past them only whether there are more.
         let s = Array(u.prefix(13))
-        let prefix = Array("HTTP/".utf8)
+        let prefix = httpSlash
         // `HTTP/2 206`: how libcurl writes the head of a response that came over HTTP/2 or 3
         // (a `:status` field, no reason phrase).
         if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == HeaderByte.space,

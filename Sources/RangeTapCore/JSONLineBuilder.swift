@@ -67,7 +67,7 @@ struct JSONLineBuilder {
 
     /// `s` as a JSON string: runs of bytes that need no escape are copied whole, and
     /// non-ASCII UTF-8 passes through as it is (JSON text is UTF-8).
-    mutating func appendString(_ s: String) {
+    private mutating func appendString(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { u in
