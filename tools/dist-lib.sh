@@ -1,6 +1,9 @@
 # Shared helpers of tools/install.sh and tools/package-deb.sh (source it; needs $root, the
 # repository). Nothing here writes outside the directories it is given and $root/.build.
 
+# shellcheck source=tools/release-flags.sh
+. "$root/tools/release-flags.sh"
+
 dist_log() { echo "$(basename "$0"): $*" >&2; }
 dist_die() { dist_log "$*"; exit 1; }
 
@@ -9,8 +12,9 @@ dist_die() { dist_log "$*"; exit 1; }
 # glibc) and not the toolchain's. Prints the binary's path.
 dist_release_build() {
   dist_log "swift build -c release --product rangetap --static-swift-stdlib (several minutes)"
-  local start=$SECONDS
-  (cd "$root" && swift build -c release --product rangetap --static-swift-stdlib >&2) || dist_die "the release build failed"
+  local start=$SECONDS flags
+  mapfile -t flags < <(release_flags "$root")
+  (cd "$root" && swift build -c release --product rangetap --static-swift-stdlib "${flags[@]}" >&2) || dist_die "the release build failed"
   dist_log "release build took $((SECONDS - start)) s"
   echo "$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/rangetap"
 }
