@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 /// The release executable on Linux is linked as a position-dependent executable that exports no
 /// symbols. A PIE build relocates about 120,000 pointers at every start (2.8 MiB of `.rela.dyn` read,
 /// the pages they land in copied), and `-export-dynamic` (the driver's default) makes the dynamic
-/// linker read a 2 MiB symbol table; together about 3.5 MiB of the idle process's 41 MiB resident
+/// linker read a 0.8 MiB symbol table; together about 3.5 MiB of the idle process's 41 MiB resident
 /// set. Measured in docs/performance.md ("Memory of the binary").
 let releaseLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),

@@ -1,19 +1,16 @@
 # Shared by the benchmarks in tools/ (source it after lib.sh, once `log` and `die` exist).
 
 # release_binary: sets BIN to $RANGETAP when given, else builds the binary tools/install.sh and
-# the .deb ship (`swift build -c release --product rangetap --static-swift-stdlib` with the
-# arguments of tools/release-flags.sh) in $REPO_DIR
-# and uses it, so that memory figures are those of what users run; dies when there is no binary.
+# the .deb ship (`release_build` of tools/release-build.sh) in $REPO_DIR and uses it, so that
+# memory figures are those of what users run; dies when there is no binary.
 release_binary() {
   if [[ -n ${RANGETAP:-} ]]; then
     BIN=$RANGETAP
   else
     log "building release (swift build -c release --product rangetap --static-swift-stdlib)"
-    . "$REPO_DIR/tools/release-flags.sh"
-    local flags
-    mapfile -t flags < <(release_flags "$REPO_DIR")
-    (cd "$REPO_DIR" && swift build -c release --product rangetap --static-swift-stdlib "${flags[@]}" >&2) || die "release build failed"
-    BIN=$(cd "$REPO_DIR" && swift build -c release --static-swift-stdlib --show-bin-path)/rangetap
+    # shellcheck source=tools/release-build.sh
+    . "$REPO_DIR/tools/release-build.sh"
+    BIN=$(release_build "$REPO_DIR") || die "release build failed"
   fi
   [[ -x $BIN ]] || die "no rangetap binary at $BIN"
 }

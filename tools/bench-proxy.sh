@@ -90,8 +90,7 @@
 # Environment:
 #   BENCH_SIZE_MB (1024)  size of the big file        BENCH_ROUNDS (3)     throughput rounds
 #   RANGETAP              rangetap binary (default: built as tools/install.sh builds it,
-#                         `swift build -c release --product rangetap --static-swift-stdlib` with
-#                         the arguments of tools/release-flags.sh)
+#                         `release_build` of tools/release-build.sh)
 #   BENCH_SKIP_RANGETAP=1 skip rangetap rows          BENCH_SKIP_MITM=1    skip mitmproxy rows
 #   BENCH_SKIP_TLS=1      plain-HTTP rows only        BENCH_ONLY_TLS=1     HTTPS (HTTP/1.1) rows only
 #   BENCH_SKIP_H2=1       no HTTP/2 rows              BENCH_ONLY_H2=1      HTTP/2 rows only
@@ -169,10 +168,9 @@ if [[ $SKIP_RT != 1 ]]; then
   else
     # The binary tools/install.sh and the .deb ship: memory figures are those of what users run.
     log "building rangetap (swift build -c release --product rangetap --static-swift-stdlib)"
-    . "$REPO_DIR/tools/release-flags.sh"
-    mapfile -t RELEASE_FLAGS < <(release_flags "$REPO_DIR")
-    swift build -c release --product rangetap --static-swift-stdlib "${RELEASE_FLAGS[@]}" --package-path "$REPO_DIR" >&2 || die "release build failed"
-    RT_BIN="$(swift build -c release --static-swift-stdlib --package-path "$REPO_DIR" --show-bin-path)/rangetap"
+    # shellcheck source=tools/release-build.sh
+    . "$REPO_DIR/tools/release-build.sh"
+    RT_BIN=$(release_build "$REPO_DIR") || die "release build failed"
     [[ -x $RT_BIN ]] || die "no rangetap binary at $RT_BIN"
   fi
 fi

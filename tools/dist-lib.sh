@@ -1,8 +1,8 @@
 # Shared helpers of tools/install.sh and tools/package-deb.sh (source it; needs $root, the
 # repository). Nothing here writes outside the directories it is given and $root/.build.
 
-# shellcheck source=tools/release-flags.sh
-. "$root/tools/release-flags.sh"
+# shellcheck source=tools/release-build.sh
+. "$root/tools/release-build.sh"
 
 dist_log() { echo "$(basename "$0"): $*" >&2; }
 dist_die() { dist_log "$*"; exit 1; }
@@ -12,11 +12,10 @@ dist_die() { dist_log "$*"; exit 1; }
 # glibc) and not the toolchain's. Prints the binary's path.
 dist_release_build() {
   dist_log "swift build -c release --product rangetap --static-swift-stdlib (several minutes)"
-  local start=$SECONDS flags
-  mapfile -t flags < <(release_flags "$root")
-  (cd "$root" && swift build -c release --product rangetap --static-swift-stdlib "${flags[@]}" >&2) || dist_die "the release build failed"
+  local start=$SECONDS bin
+  bin=$(release_build "$root") || dist_die "the release build failed"
   dist_log "release build took $((SECONDS - start)) s"
-  echo "$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/rangetap"
+  echo "$bin"
 }
 
 # dist_manual_tool: swift-argument-parser's own man page generator (Tools/generate-manual in the

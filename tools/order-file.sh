@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates tools/rangetap.order: the functions of the binary a recording session runs, which
-# the release link (tools/release-flags.sh) places together at the start of the code. The kernel maps 64 KiB around each page fault, so code a recording runs that is scattered
-# over the binary's 26 MiB made about 15 MiB of it resident; packed, an idle `record` is about
-# 6 MiB smaller (docs/performance.md, "Memory of the binary").
+# the release link (tools/release-build.sh) places together at the start of the code. The kernel
+# maps 64 KiB around each page fault, so code a recording runs that is scattered over the binary's
+# 26 MiB made about 15 MiB of it resident; packed, an idle `record` is about 6 MiB smaller
+# (docs/performance.md, "Memory of the binary").
 #
 # How: runs `rangetap record` under `valgrind --tool=callgrind` (every executed function is in its
 # output), drives it with a player-like mix through a private nginx on 127.0.0.1 (plain HTTP, TLS
@@ -25,11 +26,9 @@ done
 
 bin=${1:-}
 if [[ -z $bin ]]; then
-  # shellcheck source=tools/release-flags.sh
-  . "$SCRIPT_DIR/release-flags.sh"
-  mapfile -t flags < <(release_flags "$root")
-  (cd "$root" && swift build -c release --product rangetap --static-swift-stdlib "${flags[@]}" >&2) || die "release build failed"
-  bin="$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/rangetap"
+  # shellcheck source=tools/release-build.sh
+  . "$SCRIPT_DIR/release-build.sh"
+  bin=$(release_build "$root") || die "release build failed"
 fi
 [[ -x $bin ]] || die "no rangetap binary at $bin"
 

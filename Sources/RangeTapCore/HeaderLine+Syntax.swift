@@ -81,14 +81,13 @@ extension HeaderLine {
     private static func isStatusLine(_ u: Substring.UTF8View) -> Bool {
         // Thirteen bytes decide it; past them only whether there are more.
         let s = Array(u.prefix(13))
-        let prefix = httpSlash
         // `HTTP/2 206`: how libcurl writes the head of a response that came over HTTP/2 or 3
         // (a `:status` field, no reason phrase).
-        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == HeaderByte.space,
+        if s.count >= 10, s[0..<5].elementsEqual(httpSlash), isDigit(s[5]), s[6] == HeaderByte.space,
            isDigit(s[7]), isDigit(s[8]), isDigit(s[9]) {
             return s.count == 10 || s[10] == HeaderByte.space
         }
-        guard s.count >= 12, Array(s[0..<5]) == prefix,
+        guard s.count >= 12, s[0..<5].elementsEqual(httpSlash),
               isDigit(s[5]), s[6] == UInt8(ascii: "."), isDigit(s[7]), s[8] == HeaderByte.space,
               isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
         else { return false }
@@ -99,9 +98,6 @@ extension HeaderLine {
 
     /// A `tchar` of RFC 9110 §5.6.2.
     static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
-        switch c.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        default: c.isASCII && "!#$%&'*+-.^_`|~".unicodeScalars.contains(c)
-        }
+        c.isASCII && HeaderByte.isToken(UInt8(c.value))
     }
 }

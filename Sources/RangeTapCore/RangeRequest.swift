@@ -121,10 +121,6 @@ extension StringProtocol {
 extension Character {
     /// Whether this is a `tchar` of RFC 9110 §5.6.2.
     var isHTTPTokenCharacter: Bool {
-        guard let a = asciiValue else { return false }
-        switch a {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(a)
-        }
+        asciiValue.map(HeaderByte.isToken) ?? false
     }
 }
