@@ -15,8 +15,13 @@ import Darwin
 /// which holds libcurl back. ``record(_:)`` never waits, so an event loop is never blocked by
 /// the disk; events are small and come at the pace of requests and connections. The writer thread hashes body bytes per exchange (filling `sha256` into the
 /// end, cancel and error events), writes body bytes before the event lines that point at them,
-/// and issues one `write(2)` per batch, so a capture killed at any instant is readable up to
-/// its last complete line.
+/// and issues one `writev(2)` for the body bytes and one `write(2)` for the lines of a batch, so
+/// a capture killed at any instant is readable up to its last complete line.
+///
+/// Batches: a writer that was idle waits ``Options/batchDelay`` after the first item arrives
+/// before it takes the queue (not when body bytes are piling up, nor on ``flush()`` or
+/// ``close()``), so that a player's many small exchanges cost one wake-up and two system calls
+/// per batch rather than per event. Events keep the times the producers stamped.
 public final class CaptureWriter: @unchecked Sendable {
     /// Recording options.
     public struct Options: Sendable {
@@ -24,11 +29,18 @@ public final class CaptureWriter: @unchecked Sendable {
         public var bodies: Bool
         /// Body bytes that may wait for the disk before producers are held back.
         public var maxPendingBytes: Int
+        /// How long an idle writer lets items gather before it writes them (zero: at once).
+        /// It never waits while ``batchBypassBytes`` or more body bytes are pending.
+        public var batchDelay: Duration
+        /// Pending body bytes at which the writer stops gathering and writes at once.
+        public var batchBypassBytes: Int
 
         /// Creates options.
-        public init(bodies: Bool = true, maxPendingBytes: Int = 4 << 20) {
+        public init(bodies: Bool = true, maxPendingBytes: Int = 4 << 20, batchDelay: Duration = .milliseconds(2), batchBypassBytes: Int = 256 << 10) {
             self.bodies = bodies
             self.maxPendingBytes = maxPendingBytes
+            self.batchDelay = batchDelay
+            self.batchBypassBytes = batchBypassBytes
         }
     }
 
@@ -55,6 +67,15 @@ public final class CaptureWriter: @unchecked Sendable {
     private var queuedItems = 0
     private var handledItems = 0
     private var writerDone = false
+    /// The writer thread waits for the queue to fill: producers must wake it.
+    private var writerIdle = false
+    /// Callers of ``flush()`` waiting: the writer does not gather.
+    private var flushWaiters = 0
+    /// The writer thread waits ``Options/batchDelay`` on `gatherWake` for more items.
+    private var writerGathering = false
+    private var batches = 0
+    /// Ends a gathering wait early (monotonic timeout, unlike `NSCondition`'s wall-clock one).
+    private let gatherWake = DispatchSemaphore(value: 0)
 
     // Owned by the writer thread.
     private var eventsFD: Int32
@@ -144,6 +165,14 @@ public final class CaptureWriter: @unchecked Sendable {
         return failure
     }
 
+    /// Batches the writer thread has taken from the queue so far: each cost it one wake-up, one
+    /// `writev(2)` of body bytes and one `write(2)` of event lines.
+    public var batchesWritten: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return batches
+    }
+
     /// Body bytes queued and not yet written.
     public var pendingBodyBytes: Int {
         condition.lock()
@@ -157,7 +186,11 @@ public final class CaptureWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let target = queuedItems
+        flushWaiters += 1
+        if writerIdle { condition.broadcast() }
+        wakeGatherer()
         while handledItems < target && !writerDone { condition.wait() }
+        flushWaiters -= 1
     }
 
     /// Writes everything queued, closes the files and stops the thread. Idempotent.
@@ -166,6 +199,7 @@ public final class CaptureWriter: @unchecked Sendable {
         let wasClosing = closing
         closing = true
         condition.broadcast()
+        wakeGatherer()
         condition.unlock()
         if !wasClosing { finished.wait() }
     }
@@ -178,8 +212,10 @@ public final class CaptureWriter: @unchecked Sendable {
         queue.append(item)
         queuedItems += 1
         pendingBytes += bytes
-        // Broadcast: the writer thread and any flush() may be waiting on the same condition.
-        condition.broadcast()
+        // Only an idle writer needs waking (one gathering a batch looks again when its delay is
+        // over). Broadcast: flush() and held-back producers wait on the same condition.
+        if writerIdle { condition.broadcast() }
+        if pendingBytes >= options.batchBypassBytes || pendingBytes > options.maxPendingBytes { wakeGatherer() }
         guard bytes > 0 else { return }
         while pendingBytes > options.maxPendingBytes && !closing && !writerDone {
             condition.wait()
@@ -191,9 +227,31 @@ public final class CaptureWriter: @unchecked Sendable {
         lines.reserveCapacity(1 << 16)
         while true {
             condition.lock()
-            while queue.isEmpty && !closing { condition.wait() }
+            var waited = false
+            while queue.isEmpty && !closing {
+                writerIdle = true
+                waited = true
+                condition.wait()
+            }
+            writerIdle = false
+            let gather = waited && !closing && flushWaiters == 0 && pendingBytes < options.batchBypassBytes
+                && pendingBytes <= options.maxPendingBytes && options.batchDelay > .zero
+            writerGathering = gather
+            condition.unlock()
+            if gather {
+                let (seconds, attoseconds) = options.batchDelay.components
+                let nanoseconds = Int(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+                _ = gatherWake.wait(timeout: .now() + .nanoseconds(nanoseconds.overflow ? Int.max : nanoseconds.partialValue + Int(attoseconds / 1_000_000_000)))
+                condition.lock()
+                writerGathering = false
+                condition.unlock()
+                // A wake-up that came as the wait timed out is still counted: take it back.
+                while gatherWake.wait(timeout: .now()) == .success {}
+            }
+            condition.lock()
             let batch = queue
             queue.removeAll(keepingCapacity: true)
+            if !batch.isEmpty { batches += 1 }
             let done = closing && batch.isEmpty
             condition.unlock()
             if done { break }
@@ -206,23 +264,37 @@ public final class CaptureWriter: @unchecked Sendable {
             var written: [CaptureEvent] = []
             written.reserveCapacity(batch.count)
             lines.removeAll(keepingCapacity: true)
+            // Body bytes go to body.bin in groups of up to `writeGroupBytes`, one writev(2) each,
+            // each group hashed just before it is written, while its bytes are still in cache.
+            let bodyStart = bodyLength
+            var group: [any CaptureBytes] = []
+            var groupBytes = 0
+            func writeGroup() {
+                defer { group.removeAll(keepingCapacity: true); groupBytes = 0 }
+                guard bodyFD >= 0, !group.isEmpty, !stoppedByFailure else { return }
+                let (count, error) = Self.writeAll(bodyFD, group)
+                bodyLength += Int64(count)
+                if let error { fail("body.bin: \(error)") }
+            }
+            for case .chunk(let chunk, let bytes) in batch {
+                bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) }
+                group.append(bytes)
+                groupBytes += chunk.size
+                if groupBytes >= Self.writeGroupBytes || group.count == Self.maxIOVectors { writeGroup() }
+            }
+            writeGroup()
+            var chunkEnd = bodyStart
             items: for item in batch {
                 switch item {
                 case .chunk(var chunk, let bytes):
                     chunk.bodyOffset = nil
-                    bytes.withCaptureBytes { raw in
-                        hashers[chunk.exchange, default: SHA256()].update(bufferPointer: raw)
-                        if bodyFD >= 0, !stoppedByFailure {
-                            chunk.bodyOffset = bodyLength
-                            if let error = Self.writeAll(bodyFD, raw) {
-                                fail("body.bin: \(error)")
-                            } else {
-                                bodyLength += Int64(raw.count)
-                            }
-                        }
+                    if bodyFD >= 0 {
+                        chunk.bodyOffset = chunkEnd
+                        chunkEnd += Int64(bytes.captureByteCount)
+                        // A chunk whose bytes did not all reach body.bin is not written, nor
+                        // anything after it.
+                        if chunkEnd > bodyLength { break items }
                     }
-                    // A chunk whose bytes did not reach body.bin is not written, nor anything after it.
-                    if stoppedByFailure { break items }
                     let e = CaptureEvent.chunk(chunk)
                     lines.append(contentsOf: e.jsonLine())
                     written.append(e)
@@ -267,6 +339,13 @@ public final class CaptureWriter: @unchecked Sendable {
         }
     }
 
+    /// Under the lock: ends the writer's gathering wait, if it is in one.
+    private func wakeGatherer() {
+        guard writerGathering else { return }
+        writerGathering = false
+        gatherWake.signal()
+    }
+
     /// Writer thread: `items` queued items holding `n` body bytes are dealt with; producers and
     /// ``flush()`` may go on.
     private func release(_ n: Int, items: Int) {
@@ -291,6 +370,64 @@ public final class CaptureWriter: @unchecked Sendable {
     /// Writes all bytes, retrying short writes; returns an error text on failure.
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    /// Writes the bytes of `chunks` in order with `writev(2)` (at most ``maxIOVectors`` at a time),
+    /// retrying short writes; returns how many bytes reached the file and the error text, if any.
+    private static func writeAll(_ fd: Int32, _ chunks: [any CaptureBytes]) -> (count: Int, error: String?) {
+        var total = 0
+        var start = 0
+        while start < chunks.count {
+            let end = min(start + maxIOVectors, chunks.count)
+            let (count, error) = withBuffers(chunks[start..<end]) { writeVectors(fd, $0) }
+            total += count
+            if let error { return (total, error) }
+            start = end
+        }
+        return (total, nil)
+    }
+
+    /// Chunks written by one `writev(2)`: well under every system's `IOV_MAX` (1024 on Linux).
+    static let maxIOVectors = 256
+    /// Body bytes hashed and then written as one group: small enough to stay in the CPU's cache
+    /// between the hash and the copy into the page cache.
+    static let writeGroupBytes = 256 << 10
+
+    /// Calls `body` with the raw bytes of every element of `chunks`, all valid at once.
+    private static func withBuffers<R>(_ chunks: ArraySlice<any CaptureBytes>, _ gathered: [UnsafeRawBufferPointer] = [], _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
+        guard let first = chunks.first else { return body(gathered) }
+        return first.withCaptureBytes { raw in
+            var next = gathered
+            if next.isEmpty { next.reserveCapacity(chunks.count) }
+            next.append(raw)
+            return withBuffers(chunks.dropFirst(), next, body)
+        }
+    }
+
+    /// `writev(2)` of all `buffers`, retrying short writes and EINTR.
+    private static func writeVectors(_ fd: Int32, _ buffers: [UnsafeRawBufferPointer]) -> (count: Int, error: String?) {
+        var vectors = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var done = 0
+        var first = 0
+        while first < vectors.count {
+            let n = vectors[first...].withUnsafeBufferPointer { writev(fd, $0.baseAddress, Int32($0.count)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return (done, String(cString: strerror(errno)))
+            }
+            done += n
+            // Skip what was written; a vector written in part starts further on.
+            var left = n
+            while first < vectors.count, left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base = vectors[first].iov_base.map { $0 + left }
+                vectors[first].iov_len -= left
+            }
+        }
+        return (done, nil)
     }
 
     private static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> String? {
