@@ -113,6 +113,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             } else if status == 200 {
                 resourceBase = 0
             }
+            sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
             deliver(self, .head(lines))
         }
     }
@@ -128,7 +129,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         // the buffer that goes to the client) and pass them on together when the round ends.
         if let p = pending, p.writableBytes < bytes.count { passOn(filled: true) }
         if pending == nil {
-            pending = context.allocator.buffer(capacity: max(bytes.count, sizer.next))
+            pending = context.allocator.buffer(capacity: sizer.capacity(first: bytes.count, received: received))
             pendingSince = context.clock.now()
         }
         pending!.writeBytes(bytes)

@@ -11,12 +11,25 @@ struct RoundSizer {
     let smallest: Int
     /// The capacity to allocate for the next round (at least the bytes of its first callback).
     private(set) var next: Int
+    /// The body's length when the response announced one (`Content-Length`): no round gets more
+    /// room than what is still to come, so a 16 KiB response never costs a 512 KiB buffer.
+    var bodyLength: Int64?
 
     /// Starts at the largest size: a single big transfer never shrinks below its rounds.
     init(largest: Int, smallest: Int = 16 * 1024) {
         self.largest = max(largest, 1)
         self.smallest = min(smallest, self.largest)
         next = self.largest
+    }
+
+    /// The capacity for a round whose first callback brings `first` bytes, `received` bytes into
+    /// the body: ``next``, no more than the announced body has left, and never less than `first`.
+    func capacity(first: Int, received: Int64) -> Int {
+        var capacity = next
+        if let bodyLength, bodyLength > received {
+            capacity = Int(min(Int64(capacity), bodyLength - received))
+        }
+        return max(first, capacity)
     }
 
     /// A round of `size` bytes was passed on; `filled` when it was cut because the buffer had no

@@ -26,4 +26,18 @@ struct RoundSizerTests {
         s.roundEnded(size: 10, filled: false)
         #expect(s.next == 4096)
     }
+
+    @Test func anAnnouncedBodyLengthCapsEveryRound() {
+        var s = RoundSizer(largest: 512 * 1024)
+        #expect(s.capacity(first: 16 * 1024, received: 0) == 512 * 1024, "no length: the read size")
+        s.bodyLength = 16 * 1024
+        #expect(s.capacity(first: 16 * 1024, received: 0) == 16 * 1024, "a 16 KiB body gets 16 KiB")
+        s.bodyLength = 600 * 1024
+        #expect(s.capacity(first: 16 * 1024, received: 0) == 512 * 1024)
+        #expect(s.capacity(first: 16 * 1024, received: 512 * 1024) == 88 * 1024, "only what is left")
+        #expect(s.capacity(first: 1000, received: 600 * 1024 - 10) == 1000, "never less than the callback")
+        #expect(s.capacity(first: 100, received: 700 * 1024) == 512 * 1024, "past a wrong length: the usual size")
+        s.bodyLength = 0
+        #expect(s.capacity(first: 10, received: 0) == 512 * 1024)
+    }
 }
