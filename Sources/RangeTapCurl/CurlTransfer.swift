@@ -72,9 +72,10 @@ public final class CurlTransfer: @unchecked Sendable {
     /// Whether the system's hashed CA directory is there (looked up once per process).
     private static let systemCertificateDirectoryExists = FileManager.default.fileExists(atPath: "/etc/ssl/certs")
 
-    /// Builds the easy handle. Returns an error text when libcurl refuses an option.
-    func prepare() -> String? {
-        guard let easy = curl_easy_init() else { return "curl_easy_init failed" }
+    /// Builds the easy handle: `handle` when given (one `curl_easy_reset` left idle), else a new
+    /// one. Returns an error text when libcurl refuses an option.
+    func prepare(reusing handle: UnsafeMutableRawPointer? = nil) -> String? {
+        guard let easy = handle ?? curl_easy_init() else { return "curl_easy_init failed" }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         var bad: String?
@@ -160,6 +161,16 @@ public final class CurlTransfer: @unchecked Sendable {
     /// The error text libcurl left for the last failure.
     var errorText: String {
         String(cString: errorBuffer)
+    }
+
+    /// Takes the easy handle away from the transfer (after its removal from the multi handle)
+    /// and frees the header list; the caller resets the handle for another transfer or frees it.
+    func detachHandle() -> UnsafeMutableRawPointer? {
+        let handle = easy
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        return handle
     }
 
     /// Frees the easy handle and header list (after removal from the multi handle).
