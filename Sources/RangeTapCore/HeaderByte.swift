@@ -1,6 +1,6 @@
 /// The bytes a header line is read by, and the tests on them. All are ASCII, so matching them
 /// in a string's UTF-8 view finds exactly the code points of the same value.
-enum HeaderByte {
+public enum HeaderByte {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
     static let colon: UInt8 = 0x3A
@@ -19,9 +19,14 @@ enum HeaderByte {
 
     /// Whether `a` and `b` are the same bytes but for the case of ASCII letters.
     static func equalsIgnoringASCIICase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let x = a.utf8, y = b.utf8
-        guard x.count == y.count else { return false }
-        return zip(x, y).allSatisfy { lower($0) == lower($1) }
+        equalsIgnoringASCIICase(a.utf8, b.utf8)
+    }
+
+    /// Whether the bytes `a` and `b` are the same but for the case of ASCII letters (a header
+    /// name against a known one, with no copy and no decoding).
+    public static func equalsIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
 
     private static func lower(_ b: UInt8) -> UInt8 {

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapCore
 
 /// Finds request heads in the raw bytes a client sends, exactly as sent, by following HTTP/1.1
 /// message framing (Content-Length bodies, chunked bodies, CONNECT): what NIO's decoder parses
@@ -11,7 +12,7 @@ struct RequestHeadScanner {
     /// Longest head kept; a longer one is not captured raw (the decoder refuses it too).
     static let maxHeadBytes = 1 << 20
 
-    private enum State {
+    enum State: Equatable {
         case head
         case body(remaining: Int64)
         case chunkSize
@@ -166,27 +167,90 @@ struct RequestHeadScanner {
         }
     }
 
-    /// How the body after `head` is framed.
-    private static func framing(of head: [UInt8]) -> State {
-        let text = String(decoding: head, as: UTF8.self)
-        var lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        guard let requestLine = lines.first else { return .head }
-        lines.removeFirst()
-        if requestLine.uppercased().hasPrefix("CONNECT ") { return .opaque }
-        var length: Int64?
-        var chunked = false
-        for l in lines {
-            guard let colon = l.firstIndex(of: ":") else { continue }
-            let name = l[..<colon].lowercased()
-            let value = l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
-            if name == "transfer-encoding" {
-                chunked = value.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) == "chunked" } ?? false
-            } else if name == "content-length" {
-                length = Int64(value)
+    /// How the body after `head` is framed. Reads bytes: lines end at CR, LF or CRLF; names
+    /// compare ignoring ASCII case; a value with a byte above 0x7F is read as text, as
+    /// ``framingOfText(_:)`` reads every value (Foundation's whitespace trimming knows
+    /// non-ASCII spaces).
+    static func framing(of head: [UInt8]) -> State {
+        head.withUnsafeBufferPointer { bytes -> State in
+            var length: Int64?
+            var chunked = false
+            var isRequestLine = true
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != 13, bytes[end] != 10 { end += 1 }
+                defer { start = end + 1 }
+                guard end > start else { continue }
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if isRequestLine {
+                    isRequestLine = false
+                    if line.count >= 8, HeaderByte.equalsIgnoringASCIICase(line[0..<7], "CONNECT".utf8), line[7] == 32 { return .opaque }
+                    continue
+                }
+                guard let colon = line.firstIndex(of: 58) else { continue }
+                let name = line[..<colon]
+                let isTE = HeaderByte.equalsIgnoringASCIICase(name, "transfer-encoding".utf8)
+                guard isTE || HeaderByte.equalsIgnoringASCIICase(name, "content-length".utf8) else { continue }
+                let value = line[(colon + 1)...]
+                if value.contains(where: { $0 >= 0x80 }) {
+                    let text = String(decoding: value, as: UTF8.self)
+                    if isTE { chunked = Self.lastCodingIsChunked(text) } else { length = Self.length(text) }
+                    continue
+                }
+                if isTE {
+                    // The last coding: after the last comma that has something after it (empty
+                    // list elements do not count), without SP/HTAB around it.
+                    var list = Self.trimmed(value)
+                    while list.last == 44 { list = list.dropLast() }
+                    let last = list.lastIndex(of: 44).map { list[($0 + 1)...] } ?? list
+                    chunked = !list.isEmpty && HeaderByte.equalsIgnoringASCIICase(Self.trimmed(last), "chunked".utf8)
+                } else {
+                    length = Self.decimal(Self.trimmed(value))
+                }
             }
+            if chunked { return .chunkSize }
+            if let length, length > 0 { return .body(remaining: length) }
+            return .head
         }
-        if chunked { return .chunkSize }
-        if let length, length > 0 { return .body(remaining: length) }
-        return .head
+    }
+
+    /// `bytes` without SP and HTAB at either end.
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        var s = bytes
+        while let f = s.first, f == 32 || f == 9 { s = s.dropFirst() }
+        while let l = s.last, l == 32 || l == 9 { s = s.dropLast() }
+        return s
+    }
+
+    /// ASCII digits with an optional sign, as `Int64(_:)` reads them; nil otherwise or on overflow.
+    private static func decimal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        var digits = bytes
+        var negative = false
+        if let sign = digits.first, sign == 43 || sign == 45 {
+            negative = sign == 45
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var n: Int64 = 0
+        for b in digits {
+            guard b >= 48, b <= 57 else { return nil }
+            let (m, o1) = n.multipliedReportingOverflow(by: 10)
+            let (r, o2) = negative ? m.subtractingReportingOverflow(Int64(b - 48)) : m.addingReportingOverflow(Int64(b - 48))
+            guard !o1, !o2 else { return nil }
+            n = r
+        }
+        return n
+    }
+
+    /// A `Transfer-Encoding` value read as text: its last coding is `chunked`.
+    private static func lastCodingIsChunked(_ value: String) -> Bool {
+        let v = value.trimmingCharacters(in: .whitespaces).lowercased()
+        return v.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) == "chunked" } ?? false
+    }
+
+    /// A `Content-Length` value read as text.
+    private static func length(_ value: String) -> Int64? {
+        Int64(value.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }

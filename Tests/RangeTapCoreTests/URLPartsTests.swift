@@ -128,3 +128,15 @@ struct HTTPSchemeTests {
         #expect(!HTTPScheme.isHTTP(text))
     }
 }
+
+@Suite("HTTPScheme on bytes")
+struct HTTPSchemeByteTests {
+    @Test func aSchemeIsReadOffTheUTF8BytesOfAnyStringProtocol() {
+        let text = "xxHTTPS://host/a"
+        #expect(HTTPScheme(url: text.dropFirst(2)) == .https)
+        #expect(HTTPScheme(url: "http://é/") == .http)
+        #expect(HTTPScheme(url: "htt\u{FF}://a") == nil)
+        #expect(HTTPScheme(url: "https:/") == nil)
+        #expect(HTTPScheme(url: "https:/x") == nil)
+    }
+}

@@ -8,10 +8,11 @@ public enum HTTPScheme: String, Sendable, Hashable, CaseIterable {
     /// The scheme `url` starts with, `http://` or `https://` in any letter case; nil for any
     /// other scheme, an origin-form target or text that is no URL.
     public init?(url: some StringProtocol) {
-        let head = url.prefix(8).lowercased()
-        if head.hasPrefix("http://") {
+        // Bytes: every request's target comes here, and the schemes are ASCII.
+        let head = url.utf8.prefix(8)
+        if head.count >= 7, HeaderByte.equalsIgnoringASCIICase(head.prefix(7), "http://".utf8) {
             self = .http
-        } else if head.hasPrefix("https://") {
+        } else if head.count == 8, HeaderByte.equalsIgnoringASCIICase(head, "https://".utf8) {
             self = .https
         } else {
             return nil
