@@ -95,7 +95,12 @@ extension Array where Element == HeaderLine {
 
     /// The first value of the field named `name` (case-insensitive).
     public func first(named name: String) -> String? {
-        values(named: name).first.map(String.init)
+        // As `values(named:).first`, without reading every line and building the array.
+        for line in self {
+            guard let n = line.name, HeaderByte.equalsIgnoringASCIICase(n, name), let value = line.value else { continue }
+            return String(value)
+        }
+        return nil
     }
 
     /// The lines with secret values redacted (see ``HeaderLine/isSecret``).

@@ -92,11 +92,12 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     // MARK: CurlTransferDelegate (upstream thread)
 
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
-        let now = context.clock.now()
         switch assembler.add(HeaderLine(raw: Latin1.string(line))) {
         case .none:
             break
         case .interim(let head):
+            // The time of the head's last line (this callback), read only when a head is complete.
+            let now = context.clock.now()
             let (status, lines) = (head.status, head.lines)
             interimCount += 1
             // Bounded: an origin that sends 1xx heads forever fills neither the capture nor the client.
@@ -104,6 +105,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
             deliver(self, .interim(lines))
         case .final(let head):
+            let now = context.clock.now()
             let (status, lines) = (head.status, head.lines)
             self.status = status
             let info = transfer.connectionInfo()
