@@ -81,3 +81,21 @@ start_nginx() {
   STARTED+=("$NGINX_STARTED_PID")
   wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
 }
+
+# need_load_tools: installs what the load benchmarks drive (nginx-light, wrk, curl, python3) with
+# apt-get when missing (as root), then sets NGINX and WRK; needs `log` and `die`.
+need_load_tools() {
+  local need_pkgs=()
+  [[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
+  command -v wrk >/dev/null 2>&1 || need_pkgs+=(wrk)
+  command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
+  command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-venv)
+  if ((${#need_pkgs[@]})); then
+    log "installing missing packages: ${need_pkgs[*]}"
+    apt-get update -qq || die "apt-get update failed (installing ${need_pkgs[*]} needs root)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
+      die "could not install ${need_pkgs[*]}"
+  fi
+  NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
+  WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
+}

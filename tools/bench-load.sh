@@ -77,19 +77,7 @@ for s in "${SIZES[@]}"; do [[ $s == 16k || $s == 512k ]] || die "BENCH_SIZES: 16
 bytes_of() { case $1 in 16k) echo 16384 ;; 512k) echo 524288 ;; esac; }
 
 # ---------------------------------------------------------------- packages
-need_pkgs=()
-[[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
-command -v wrk >/dev/null 2>&1 || need_pkgs+=(wrk)
-command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
-command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-venv)
-if ((${#need_pkgs[@]})); then
-  log "installing missing packages: ${need_pkgs[*]}"
-  apt-get update -qq || die "apt-get update failed (installing ${need_pkgs[*]} needs root)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
-    die "could not install ${need_pkgs[*]}"
-fi
-NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
-WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
+need_load_tools
 
 MITM_REASON=""
 MITMDUMP="$VENV/bin/mitmdump"

@@ -20,7 +20,7 @@
 # With one binary, prints its figures only.
 #
 # Knobs: BENCH_ROUNDS (3), BENCH_DURATION (5) seconds per wrk run, BENCH_SIZES ("16k 512k"),
-# BENCH_KEEP_TMP=1. Needs nginx and wrk (installed with apt-get when missing, as root).
+# BENCH_KEEP_TMP=1. Needs nginx, wrk, curl and python3 (installed with apt-get when missing, as root).
 # Stops only the processes it started. Exit status 0, or 2 when it cannot run.
 set -euo pipefail
 
@@ -46,13 +46,7 @@ SIZES=(${BENCH_SIZES:-16k 512k})
 [[ $DUR =~ ^[0-9]+$ && $DUR -ge 1 && $DUR -le 60 ]] || die "BENCH_DURATION must be 1..60 seconds"
 for s in "${SIZES[@]}"; do [[ $s == 16k || $s == 512k ]] || die "BENCH_SIZES: 16k and/or 512k, not '$s'"; done
 
-for tool in nginx wrk curl; do
-  command -v "$tool" >/dev/null 2>&1 && continue
-  [[ $(id -u) == 0 ]] || die "$tool is missing (apt-get install -y nginx-light wrk curl)"
-  log "installing $tool"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light wrk curl >/dev/null || die "apt-get install failed"
-done
-NGINX=$(command -v nginx)
+need_load_tools
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-request-cpu.XXXXXX")
 stop_on_exit
@@ -87,7 +81,7 @@ run() {
   wait_port "$port" || die "rangetap did not start: $(cat "$T/record.log")"
   [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$size.bin") == 200 ]] || die "warm-up GET through rangetap did not get 200"
   threads "$pid" | sort >"$T/before"
-  wrk -t2 -c8 "-d${DUR}s" "http://127.0.0.1:$port/$size.bin" >"$T/wrk.out"
+  "$WRK" -t2 -c8 "-d${DUR}s" "http://127.0.0.1:$port/$size.bin" >"$T/wrk.out"
   threads "$pid" | sort >"$T/after"
   stop "$pid" INT 30
   req=$(awk '/requests in/ { print $1 }' "$T/wrk.out")

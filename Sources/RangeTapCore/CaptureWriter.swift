@@ -76,6 +76,8 @@ public final class CaptureWriter: @unchecked Sendable {
     private var batches = 0
     /// Ends a gathering wait early (monotonic timeout, unlike `NSCondition`'s wall-clock one).
     private let gatherWake = DispatchSemaphore(value: 0)
+    /// ``Options/batchDelay`` as the semaphore's timeout; nil when zero (no gathering).
+    private let gatherTimeout: DispatchTimeInterval?
 
     // Owned by the writer thread.
     private var eventsFD: Int32
@@ -94,6 +96,10 @@ public final class CaptureWriter: @unchecked Sendable {
         self.path = path
         self.clock = clock
         self.options = options
+        let (seconds, attoseconds) = options.batchDelay.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let delay = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        self.gatherTimeout = delay > 0 ? .nanoseconds(Int(clamping: delay)) : nil
         self.observer = observer
         self.onFailure = onFailure
         let fm = FileManager.default
@@ -215,7 +221,7 @@ public final class CaptureWriter: @unchecked Sendable {
         // Only an idle writer needs waking (one gathering a batch looks again when its delay is
         // over). Broadcast: flush() and held-back producers wait on the same condition.
         if writerIdle { condition.broadcast() }
-        if pendingBytes >= options.batchBypassBytes || pendingBytes > options.maxPendingBytes { wakeGatherer() }
+        if bodyBytesPileUp { wakeGatherer() }
         guard bytes > 0 else { return }
         while pendingBytes > options.maxPendingBytes && !closing && !writerDone {
             condition.wait()
@@ -234,14 +240,11 @@ public final class CaptureWriter: @unchecked Sendable {
                 condition.wait()
             }
             writerIdle = false
-            let gather = waited && !closing && flushWaiters == 0 && pendingBytes < options.batchBypassBytes
-                && pendingBytes <= options.maxPendingBytes && options.batchDelay > .zero
-            writerGathering = gather
+            let timeout = waited && !closing && flushWaiters == 0 && !bodyBytesPileUp ? gatherTimeout : nil
+            writerGathering = timeout != nil
             condition.unlock()
-            if gather {
-                let (seconds, attoseconds) = options.batchDelay.components
-                let nanoseconds = Int(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
-                _ = gatherWake.wait(timeout: .now() + .nanoseconds(nanoseconds.overflow ? Int.max : nanoseconds.partialValue + Int(attoseconds / 1_000_000_000)))
+            if let timeout {
+                _ = gatherWake.wait(timeout: .now() + timeout)
                 condition.lock()
                 writerGathering = false
                 condition.unlock()
@@ -339,6 +342,12 @@ public final class CaptureWriter: @unchecked Sendable {
         }
     }
 
+    /// Under the lock: whether enough body bytes wait that the writer must not gather (past
+    /// ``Options/batchBypassBytes``, or holding producers back).
+    private var bodyBytesPileUp: Bool {
+        pendingBytes >= options.batchBypassBytes || pendingBytes > options.maxPendingBytes
+    }
+
     /// Under the lock: ends the writer's gathering wait, if it is in one.
     private func wakeGatherer() {
         guard writerGathering else { return }
@@ -372,22 +381,13 @@ public final class CaptureWriter: @unchecked Sendable {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
     }
 
-    /// Writes the bytes of `chunks` in order with `writev(2)` (at most ``maxIOVectors`` at a time),
+    /// Writes the bytes of `chunks` (at most ``maxIOVectors``) in order with `writev(2)`,
     /// retrying short writes; returns how many bytes reached the file and the error text, if any.
     private static func writeAll(_ fd: Int32, _ chunks: [any CaptureBytes]) -> (count: Int, error: String?) {
-        var total = 0
-        var start = 0
-        while start < chunks.count {
-            let end = min(start + maxIOVectors, chunks.count)
-            let (count, error) = withBuffers(chunks[start..<end]) { writeVectors(fd, $0) }
-            total += count
-            if let error { return (total, error) }
-            start = end
-        }
-        return (total, nil)
+        withBuffers(chunks[...]) { writeVectors(fd, $0) }
     }
 
-    /// Chunks written by one `writev(2)`: well under every system's `IOV_MAX` (1024 on Linux).
+    /// Chunks in one group, one `writev(2)`: well under every system's `IOV_MAX` (1024 on Linux).
     static let maxIOVectors = 256
     /// Body bytes hashed and then written as one group: small enough to stay in the CPU's cache
     /// between the hash and the copy into the page cache.

@@ -33,9 +33,7 @@ public enum Latin1 {
     /// produces) become `?`.
     public static func bytes(_ string: String) -> [UInt8] {
         // ASCII (nearly every header line): the UTF-8 bytes are the Latin-1 bytes.
-        if let ascii = string.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy { $0 < 0x80 } ? Array($0) : nil }), let ascii {
-            return ascii
-        }
+        if string.utf8.allSatisfy({ $0 < 0x80 }) { return Array(string.utf8) }
         return string.unicodeScalars.map { $0.value <= 0xFF ? UInt8($0.value) : UInt8(ascii: "?") }
     }
 }

@@ -102,9 +102,7 @@ public final class CurlMulti: Sendable {
             curl_multi_remove_handle(m, easy)
             transfers.removeValue(forKey: easy)
             if let handle = t.detachHandle() {
-                // HTTP/1 only: with libcurl 7.88, HTTP/2 transfers on reset handles failed
-                // (HTTP2ProbeTests, HTTP2RecordingTests), so HTTP/2 handles are freed.
-                if t.request.http2 == nil, idle.count < Self.idleHandles {
+                if t.reusesHandles, idle.count < Self.idleHandles {
                     curl_easy_reset(handle)
                     idle.append(handle)
                 } else {
@@ -123,7 +121,7 @@ public final class CurlMulti: Sendable {
             for command in commands {
                 switch command {
                 case .start(let t):
-                    if let problem = t.prepare(reusing: t.request.http2 == nil ? idle.popLast() : nil) {
+                    if let problem = t.prepare(reusing: t.reusesHandles ? idle.popLast() : nil) {
                         t.release()
                         t.delegate.transfer(t, didFinish: .failed(code: -1, message: problem))
                         continue

@@ -168,9 +168,8 @@ struct RequestHeadScanner {
     }
 
     /// How the body after `head` is framed. Reads bytes: lines end at CR, LF or CRLF; names
-    /// compare ignoring ASCII case; a value with a byte above 0x7F is read as text, as
-    /// ``framingOfText(_:)`` reads every value (Foundation's whitespace trimming knows
-    /// non-ASCII spaces).
+    /// compare ignoring ASCII case; a value with a byte above 0x7F is read as text, with
+    /// Foundation's whitespace trimming, which knows non-ASCII spaces.
     static func framing(of head: [UInt8]) -> State {
         head.withUnsafeBufferPointer { bytes -> State in
             var length: Int64?
@@ -206,7 +205,7 @@ struct RequestHeadScanner {
                     let last = list.lastIndex(of: 44).map { list[($0 + 1)...] } ?? list
                     chunked = !list.isEmpty && HeaderByte.equalsIgnoringASCIICase(Self.trimmed(last), "chunked".utf8)
                 } else {
-                    length = Self.decimal(Self.trimmed(value))
+                    length = Int64(String(decoding: Self.trimmed(value), as: UTF8.self))
                 }
             }
             if chunked { return .chunkSize }
@@ -221,26 +220,6 @@ struct RequestHeadScanner {
         while let f = s.first, f == 32 || f == 9 { s = s.dropFirst() }
         while let l = s.last, l == 32 || l == 9 { s = s.dropLast() }
         return s
-    }
-
-    /// ASCII digits with an optional sign, as `Int64(_:)` reads them; nil otherwise or on overflow.
-    private static func decimal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
-        var digits = bytes
-        var negative = false
-        if let sign = digits.first, sign == 43 || sign == 45 {
-            negative = sign == 45
-            digits = digits.dropFirst()
-        }
-        guard !digits.isEmpty else { return nil }
-        var n: Int64 = 0
-        for b in digits {
-            guard b >= 48, b <= 57 else { return nil }
-            let (m, o1) = n.multipliedReportingOverflow(by: 10)
-            let (r, o2) = negative ? m.subtractingReportingOverflow(Int64(b - 48)) : m.addingReportingOverflow(Int64(b - 48))
-            guard !o1, !o2 else { return nil }
-            n = r
-        }
-        return n
     }
 
     /// A `Transfer-Encoding` value read as text: its last coding is `chunked`.
