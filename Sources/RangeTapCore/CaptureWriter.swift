@@ -18,10 +18,10 @@ import Darwin
 /// and issues one `writev(2)` for the body bytes and one `write(2)` for the lines of a batch, so
 /// a capture killed at any instant is readable up to its last complete line.
 ///
-/// Batches: a writer that was idle waits ``Options/batchDelay`` after the first item arrives
-/// before it takes the queue (not when body bytes are piling up, nor on ``flush()`` or
-/// ``close()``), so that a player's many small exchanges cost one wake-up and two system calls
-/// per batch rather than per event. Events keep the times the producers stamped.
+/// Batches: the writer waits ``Options/batchDelay`` before it takes each batch from the queue
+/// (not when body bytes are piling up, nor on ``flush()`` or ``close()``), so that a player's many
+/// small exchanges cost one wake-up and two system calls per batch rather than per event. Events
+/// keep the times the producers stamped.
 public final class CaptureWriter: @unchecked Sendable {
     /// Recording options.
     public struct Options: Sendable {
@@ -29,7 +29,7 @@ public final class CaptureWriter: @unchecked Sendable {
         public var bodies: Bool
         /// Body bytes that may wait for the disk before producers are held back.
         public var maxPendingBytes: Int
-        /// How long an idle writer lets items gather before it writes them (zero: at once).
+        /// How long the writer lets items gather before it takes a batch (zero: at once).
         /// It never waits while ``batchBypassBytes`` or more body bytes are pending.
         public var batchDelay: Duration
         /// Pending body bytes at which the writer stops gathering and writes at once.
@@ -233,14 +233,14 @@ public final class CaptureWriter: @unchecked Sendable {
         lines.reserveCapacity(1 << 16)
         while true {
             condition.lock()
-            var waited = false
             while queue.isEmpty && !closing {
                 writerIdle = true
-                waited = true
                 condition.wait()
             }
             writerIdle = false
-            let timeout = waited && !closing && flushWaiters == 0 && !bodyBytesPileUp ? gatherTimeout : nil
+            // Before every batch, not only after an idle spell: a writer that found items already
+            // queued (it started late, or they came while it wrote) gathers too.
+            let timeout = !closing && flushWaiters == 0 && !bodyBytesPileUp ? gatherTimeout : nil
             writerGathering = timeout != nil
             condition.unlock()
             if let timeout {
