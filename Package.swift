@@ -46,6 +46,7 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        .target(name: "CMalloc"),
         .target(
             name: "RangeTapCore",
             dependencies: [
@@ -72,6 +73,7 @@ let package = Package(
         .target(
             name: "RangeTapProxy",
             dependencies: [
+                "CMalloc",
                 "RangeTapCore",
                 "RangeTapCurl",
                 "RangeTapTLS",

@@ -15,6 +15,7 @@ struct RangeTap: AsyncParsableCommand {
     /// Runs the chosen subcommand. Bad arguments exit 2 (not argument-parser's 64), the one
     /// "bad input" status every rangetap command documents; help and --version exit 0.
     static func main() async {
+        MallocTuning.apply(environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,0 +1,63 @@
+import CMalloc
+
+/// Process-wide malloc settings that keep the proxy's round buffers out of the kernel's hands.
+///
+/// Every round of an upstream transfer fills a fresh `ByteBuffer` of up to
+/// `CURLOPT_BUFFERSIZE` (512 KiB), which the client's event loop and the capture writer release
+/// once it is written. glibc's defaults give such a buffer its own `mmap(2)` mapping or, once its
+/// dynamic threshold has risen, hand the freed top of the heap back with `madvise`: either way the
+/// next round faults in and zeroes 128 fresh pages. On a 1 GiB transfer that was about 10 % of
+/// the proxy's CPU (`clear_page_erms`, `exc_page_fault` in `perf`; docs/performance.md).
+///
+/// ``apply(environment:)`` fixes the mmap threshold above the largest round buffer and lets the
+/// heap keep a few MiB of freed memory at its top, so buffers are recycled in place. What the
+/// heap keeps is bounded by ``trimThreshold`` per malloc arena. glibc only: elsewhere it does
+/// nothing.
+public enum MallocTuning {
+    /// Allocations at least this large still get their own mapping: 1 MiB, above the 512 KiB
+    /// round buffer (and NIO's power-of-two rounding of it).
+    public static let mmapThreshold = 1 << 20
+    /// Freed memory at the top of a heap beyond this goes back to the kernel: 4 MiB.
+    public static let trimThreshold = 4 << 20
+
+    /// What ``apply(environment:)`` did.
+    public enum Outcome: Equatable, Sendable {
+        /// The thresholds are set.
+        case applied
+        /// The environment already sets a threshold (``tunesMalloc(_:)``): left as the user asked.
+        case leftToEnvironment
+        /// The C library has no `mallopt` (not glibc), or refused the values.
+        case unsupported
+    }
+
+    /// Sets the thresholds unless the environment already tunes malloc. Call once, early, before
+    /// the proxy allocates its first buffers.
+    @discardableResult
+    public static func apply(environment: [String: String]) -> Outcome {
+        if tunesMalloc(environment) { return .leftToEnvironment }
+        return setThresholds(mmap: mmapThreshold, trim: trimThreshold) ? .applied : .unsupported
+    }
+
+    /// `mallopt(M_MMAP_THRESHOLD)` and `mallopt(M_TRIM_THRESHOLD)`; false off glibc or when refused.
+    static func setThresholds(mmap: Int, trim: Int) -> Bool {
+        cmalloc_set_thresholds(Int32(clamping: mmap), Int32(clamping: trim)) == 1
+    }
+
+    /// True when the environment sets either threshold itself: the `glibc.malloc.trim_threshold`
+    /// or `glibc.malloc.mmap_threshold` tunable, or the older `MALLOC_TRIM_THRESHOLD_` /
+    /// `MALLOC_MMAP_THRESHOLD_` variables.
+    static func tunesMalloc(_ environment: [String: String]) -> Bool {
+        if let tunables = environment["GLIBC_TUNABLES"],
+           tunables.contains("glibc.malloc.trim_threshold") || tunables.contains("glibc.malloc.mmap_threshold") {
+            return true
+        }
+        return environment["MALLOC_TRIM_THRESHOLD_"] != nil || environment["MALLOC_MMAP_THRESHOLD_"] != nil
+    }
+
+    /// Blocks malloc holds in mappings of their own right now, or nil off glibc: how a test sees
+    /// whether a 512 KiB buffer came from the heap.
+    public static var mappedBlocks: Int? {
+        let n = cmalloc_mapped_blocks()
+        return n < 0 ? nil : n
+    }
+}
