@@ -7,6 +7,7 @@ public enum HTTPScheme: String, Sendable, Hashable, CaseIterable {
 
     /// The scheme `url` starts with, `http://` or `https://` in any letter case; nil for any
     /// other scheme, an origin-form target or text that is no URL.
+    @inlinable
     public init?(url: some StringProtocol) {
         // Bytes: every request's target comes here, and the schemes are ASCII.
         let head = url.utf8.prefix(8)
