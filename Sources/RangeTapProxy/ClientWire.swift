@@ -48,19 +48,31 @@ final class ClientWire {
             heldDescriptor = -1
         }
         guard acked?.atClose != true else { return }
-        var info = LinuxTCPInfo()
-        var length = socklen_t(MemoryLayout<LinuxTCPInfo>.size)
-        if getsockopt(heldDescriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, length >= 128 {
-            acked = (Int64(info.bytesAcked), true)
-        }
+        if let bytes = Self.bytesAcked(heldDescriptor) { acked = (bytes, true) }
         #endif
     }
 
-    /// Reads TCP_INFO now (on the event loop, the future is already complete). `atClose` marks
-    /// the reading taken when the close was seen: later reads cannot change it.
+    #if os(Linux)
+    /// `TCP_INFO.tcpi_bytes_acked` of socket `fd`, read now; nil when the kernel gives none.
+    private static func bytesAcked(_ fd: Int32) -> Int64? {
+        var info = LinuxTCPInfo()
+        var length = socklen_t(MemoryLayout<LinuxTCPInfo>.size)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, length >= 128 else { return nil }
+        return Int64(info.bytesAcked)
+    }
+    #endif
+
+    /// Reads TCP_INFO now: from the held descriptor with one `getsockopt(2)`, else through NIO
+    /// (on the event loop, its future is already complete). `atClose` marks the reading taken
+    /// when the close was seen: later reads cannot change it.
     func refresh(_ channel: any Channel, atClose: Bool = false) {
         if acked?.atClose == true { return }
         #if os(Linux)
+        if heldDescriptor >= 0 {
+            // Every settling check and write completion comes here: no future, no closure.
+            if let bytes = Self.bytesAcked(heldDescriptor) { acked = (bytes, atClose) }
+            return
+        }
         guard let provider = channel as? any SocketOptionProvider, channel.isActive else { return }
         let reading: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
         let bound = NIOLoopBound(self, eventLoop: channel.eventLoop)

@@ -122,6 +122,29 @@ struct HTTPSchemeTests {
         #expect(HTTPScheme(url: "http://a")?.defaultPort == 80)
     }
 
+    /// Delimiters are read in the UTF-8 bytes, as a client or a server reads them: a combining
+    /// mark after `@`, `:`, `/`, `?` or `#` (one Character with it) does not hide it.
+    @Test func delimitersAreBytesNotCharacters() throws {
+        let mark = "\u{301}"
+        let p = URLParts("http://u@\(mark)h:8\(mark)0/p\(mark)?q\(mark)#f")
+        #expect(p.authorityText == "u@\(mark)h:8\(mark)0")
+        #expect(p.path == "/p\(mark)")
+        #expect(p.query == "q\(mark)")
+        #expect(p.fragment == "f")
+        let a = try #require(p.authority)
+        #expect(a.userinfo == "u")
+        #expect(a.host.utf8.elementsEqual("\(mark)h".utf8))
+        #expect(a.portText?.utf8.elementsEqual("8\(mark)0".utf8) == true)
+        #expect(a.port == nil && a.hasBadPort)
+        let bracketed = URLAuthority("[::1]:\(mark)80")
+        #expect(bracketed.host == "::1" && bracketed.isBracketed)
+        #expect(bracketed.port == nil && bracketed.hasBadPort)
+        // A scheme is ASCII letters, digits, + - . only: é is a letter, but no scheme letter.
+        #expect(URLParts("é://a/").scheme == nil)
+        #expect(URLParts("a+b-c.9://h/").scheme == "a+b-c.9")
+        #expect(URLParts("9a://h/").scheme == nil)
+    }
+
     @Test(arguments: ["", "http", "http:", "http:/a", "https:a", "ftp://a/", "/a", "httpx://a", " http://a"])
     func otherTextIsNoHTTPURL(text: String) {
         #expect(HTTPScheme(url: text) == nil)

@@ -17,25 +17,27 @@ public struct URLAuthority: Sendable, Hashable {
     /// The text after the port's colon; empty for `host:`, nil when no port was written.
     public var portText: Substring?
 
-    /// Splits `authority`.
+    /// Splits `authority`. The delimiters are ASCII and are looked for in the UTF-8 bytes, as a
+    /// client or server reads them (a combining mark after `@` or `:` does not hide it).
     public init(_ authority: some StringProtocol) {
         var a = Substring(authority)
-        if let at = a.lastIndex(of: "@") {
+        if let at = a.utf8.lastIndex(of: UInt8(ascii: "@")) {
             userinfo = a[..<at]
-            a = a[a.index(after: at)...]
+            a = a[a.utf8.index(after: at)...]
         } else {
             userinfo = nil
         }
         hostAndPort = a
-        if a.hasPrefix("["), let close = a.firstIndex(of: "]") {
-            host = a[a.index(after: a.startIndex)..<close]
+        let bytes = a.utf8
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+            host = a[bytes.index(after: bytes.startIndex)..<close]
             isBracketed = true
-            let after = a[a.index(after: close)...]
-            portText = after.hasPrefix(":") ? after.dropFirst() : nil
-        } else if let colon = a.firstIndex(of: ":"), a.lastIndex(of: ":") == colon {
+            let afterClose = bytes.index(after: close)
+            portText = bytes[afterClose...].first == UInt8(ascii: ":") ? a[bytes.index(after: afterClose)...] : nil
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.lastIndex(of: UInt8(ascii: ":")) == colon {
             host = a[..<colon]
             isBracketed = false
-            portText = a[a.index(after: colon)...]
+            portText = a[bytes.index(after: colon)...]
         } else {
             host = a
             isBracketed = false

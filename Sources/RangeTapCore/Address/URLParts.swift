@@ -4,7 +4,8 @@
 ///
 /// The scheme is the text before the first `://` when it is one (a letter, then letters, digits,
 /// `+`, `-` or `.`), so `/go?to=http://a/b` is an origin-form target, not a URL of host `a`.
-/// The authority ends at the first `/`, `?` or `#`.
+/// The authority ends at the first `/`, `?` or `#`. Delimiters are found in the UTF-8 bytes, with
+/// no grapheme breaking.
 public struct URLParts: Sendable, Hashable {
     /// The scheme as written (`http`, `HTTPS`); nil for a target without one.
     public var scheme: Substring?
@@ -20,7 +21,7 @@ public struct URLParts: Sendable, Hashable {
         if let sep = Self.schemeSeparator(in: text), Self.isScheme(text[..<sep]) {
             scheme = text[..<sep]
             let after = text[text.utf8.index(sep, offsetBy: 3)...]
-            let end = after.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? after.endIndex
+            let end = after.utf8.firstIndex(where: { $0 == Self.slash || $0 == Self.question || $0 == Self.hash }) ?? after.endIndex
             authorityText = after[..<end]
             rest = after[end...]
         } else {
@@ -37,18 +38,20 @@ public struct URLParts: Sendable, Hashable {
     public var authority: URLAuthority? { authorityText.map(URLAuthority.init) }
 
     /// The path as written, up to the query or fragment; empty when the URL has none.
-    public var path: Substring { rest.prefix { $0 != "?" && $0 != "#" } }
+    public var path: Substring {
+        rest[..<(rest.utf8.firstIndex { $0 == Self.question || $0 == Self.hash } ?? rest.endIndex)]
+    }
 
     /// The query after `?`, without it, up to the fragment; nil when there is no `?`.
     public var query: Substring? {
-        let beforeFragment = rest.prefix { $0 != "#" }
-        guard let q = beforeFragment.firstIndex(of: "?") else { return nil }
-        return beforeFragment[beforeFragment.index(after: q)...]
+        let beforeFragment = rest[..<(rest.utf8.firstIndex(of: Self.hash) ?? rest.endIndex)]
+        guard let q = beforeFragment.utf8.firstIndex(of: Self.question) else { return nil }
+        return beforeFragment[beforeFragment.utf8.index(after: q)...]
     }
 
     /// The fragment after `#`, without it; nil when there is no `#`.
     public var fragment: Substring? {
-        rest.firstIndex(of: "#").map { rest[rest.index(after: $0)...] }
+        rest.utf8.firstIndex(of: Self.hash).map { rest[rest.utf8.index(after: $0)...] }
     }
 
     /// The target in origin form: path and query, the fragment left out; the path `/` when
@@ -74,7 +77,15 @@ public struct URLParts: Sendable, Hashable {
 
     /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (RFC 3986 §3.1).
     static func isScheme(_ s: Substring) -> Bool {
-        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == ".") }
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) &- UInt8(ascii: "a") < 26 }
+        guard let first = s.utf8.first, isLetter(first) else { return false }
+        return s.utf8.allSatisfy { b in
+            isLetter(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }
     }
+
+    /// The ASCII delimiters, looked for in the UTF-8 bytes as a client or server reads them.
+    static let slash = UInt8(ascii: "/")
+    static let question = UInt8(ascii: "?")
+    static let hash = UInt8(ascii: "#")
 }
