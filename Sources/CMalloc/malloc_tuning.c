@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include <stdlib.h>
+#include <sys/resource.h>
 #include "CMalloc.h"
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -14,9 +16,11 @@ int cmalloc_set_thresholds(int mmap_threshold, int trim_threshold) {
 #endif
 }
 
-long cmalloc_mapped_blocks(void) {
-#if defined(__GLIBC__)
-    return (long)mallinfo2().hblks;
+long cmalloc_thread_minor_faults(void) {
+#if defined(RUSAGE_THREAD)
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    return usage.ru_minflt;
 #else
     return -1;
 #endif

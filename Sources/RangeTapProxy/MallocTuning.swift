@@ -4,15 +4,15 @@ import CMalloc
 ///
 /// Every round of an upstream transfer fills a fresh `ByteBuffer` of up to
 /// `CURLOPT_BUFFERSIZE` (512 KiB), which the client's event loop and the capture writer release
-/// once it is written. glibc's defaults give such a buffer its own `mmap(2)` mapping or, once its
-/// dynamic threshold has risen, hand the freed top of the heap back with `madvise`: either way the
-/// next round faults in and zeroes 128 fresh pages. On a 1 GiB transfer that was about 10 % of
-/// the proxy's CPU (`clear_page_erms`, `exc_page_fault` in `perf`; docs/performance.md).
+/// once it is written. With glibc's defaults such a buffer either gets a mapping of its own (when
+/// the heap's top has no room for it) or, freed, grows the top of the heap past the trim
+/// threshold (twice the dynamic mmap threshold, about 1 MiB), which hands it back to the kernel.
+/// Either way the next round faults in and zeroes 128 fresh pages: on a 1 GiB transfer about 10 %
+/// of the proxy's CPU (`clear_page_erms`, `exc_page_fault` in `perf`; docs/performance.md).
 ///
-/// ``apply(environment:)`` fixes the mmap threshold above the largest round buffer and lets the
-/// heap keep a few MiB of freed memory at its top, so buffers are recycled in place. What the
-/// heap keeps is bounded by ``trimThreshold`` per malloc arena. glibc only: elsewhere it does
-/// nothing.
+/// ``apply(environment:)`` fixes the mmap threshold above the largest round buffer and lets each
+/// heap keep up to ``trimThreshold`` of freed memory at its top, so buffers are recycled in place;
+/// that much per malloc arena is what it may hold on to. glibc only: elsewhere it does nothing.
 public enum MallocTuning {
     /// Allocations at least this large still get their own mapping: 1 MiB, above the 512 KiB
     /// round buffer (and NIO's power-of-two rounding of it).
@@ -54,10 +54,10 @@ public enum MallocTuning {
         return environment["MALLOC_TRIM_THRESHOLD_"] != nil || environment["MALLOC_MMAP_THRESHOLD_"] != nil
     }
 
-    /// Blocks malloc holds in mappings of their own right now, or nil off glibc: how a test sees
-    /// whether a 512 KiB buffer came from the heap.
-    public static var mappedBlocks: Int? {
-        let n = cmalloc_mapped_blocks()
+    /// Minor page faults of the calling thread so far, or nil where the system cannot say: how a
+    /// test sees whether reusing a 512 KiB buffer faults its pages in again.
+    public static var threadMinorFaults: Int? {
+        let n = cmalloc_thread_minor_faults()
         return n < 0 ? nil : n
     }
 }

@@ -7,8 +7,8 @@
    library has no mallopt (not glibc) or refused a value. */
 int cmalloc_set_thresholds(int mmap_threshold, int trim_threshold);
 
-/* Blocks malloc currently holds in their own mmap(2) mapping (mallinfo2's hblks), or -1 when the
-   C library cannot say (not glibc). */
-long cmalloc_mapped_blocks(void);
+/* Minor page faults of the calling thread so far (getrusage RUSAGE_THREAD), or -1 where the
+   system cannot say. */
+long cmalloc_thread_minor_faults(void);
 
 #endif
