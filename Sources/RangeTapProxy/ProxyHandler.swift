@@ -64,6 +64,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     /// Completion of the last response bytes written (a fault that cuts waits for it).
     private var lastWrite: EventLoopFuture<Void>?
+    /// Whether a flush is queued on the event loop (``flushAfterQueuedTasks(_:)``).
+    private var flushQueued = false
 
     init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
         self.rawHeads = rawHeads
@@ -378,6 +380,21 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Flushes once the tasks already queued on the event loop have run (NIO runs them all before
+    /// it polls again). A head is written this way: the body bytes the upstream thread posted
+    /// with it are usually queued already, and their flush sends head and body in one `writev(2)`
+    /// instead of two writes, each waking the client. A head alone goes out a task later.
+    private func flushAfterQueuedTasks(_ context: ChannelHandlerContext) {
+        guard !flushQueued else { return }
+        flushQueued = true
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = loopBound.value
+            handler.flushQueued = false
+            handler.context?.flush()
+        }
+    }
+
     private func perform(_ action: ExchangeStateMachine.Action, for exchange: Exchange, context: ChannelHandlerContext) {
         switch action {
         case .none:
@@ -393,7 +410,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 promise = context.eventLoop.makePromise()
                 lastWrite = promise?.futureResult
             }
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: promise)
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: promise)
+            flushAfterQueuedTasks(context)
         case .writeBody(var buffer):
             // Written in slices of the same storage (no copy), each with its own completion and
             // its place in the connection's byte stream noted, so the bytes the client's TCP
