@@ -12,6 +12,7 @@ extension CaptureEvent {
             j.add("startedAt", h.startedAt)
             j.add("startedAtUs", h.startedAtMicros)
             j.add("bodies", h.bodies)
+            if !h.hashes { j.add("hashes", false) }
             j.add("redacted", h.redacted)
             j.add("listen", h.listen)
             j.add("upstream", h.upstream)
@@ -143,7 +144,7 @@ extension CaptureEvent {
         func lines(_ a: [String]?) -> [HeaderLine] { (a ?? []).map(HeaderLine.init(raw:)) }
         switch r.type {
         case "capture":
-            return .header(CaptureHeader(version: try need(r.version, "version"), tool: try need(r.tool, "tool"), startedAt: try need(r.startedAt, "startedAt"), startedAtMicros: r.startedAtUs, bodies: try need(r.bodies, "bodies"), redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"), upstream: r.upstream))
+            return .header(CaptureHeader(version: try need(r.version, "version"), tool: try need(r.tool, "tool"), startedAt: try need(r.startedAt, "startedAt"), startedAtMicros: r.startedAtUs, bodies: try need(r.bodies, "bodies"), hashes: r.hashes ?? true, redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"), upstream: r.upstream))
         case "conn.open":
             return .connectionOpen(ConnectionOpenEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), peer: try need(r.peer, "peer"), sendBuffer: r.sndbuf))
         case "conn.close":
@@ -210,6 +211,7 @@ private struct RawEvent: Decodable {
     var startedAt: String?
     var startedAtUs: Int64?
     var bodies: Bool?
+    var hashes: Bool?
     var redacted: Bool?
     var listen: String?
     var upstream: String?
@@ -265,7 +267,7 @@ private struct RawEvent: Decodable {
     var trace: String?
 
     enum CodingKeys: String, CodingKey {
-        case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, redacted, listen, upstream, peer, sndbuf, by, requests
+        case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, hashes, redacted, listen, upstream, peer, sndbuf, by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
         case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
@@ -291,6 +293,7 @@ private struct RawEvent: Decodable {
         startedAt = try c.decodeIfPresent(String.self, forKey: .startedAt)
         startedAtUs = try c.decodeIfPresent(Int64.self, forKey: .startedAtUs)
         bodies = try c.decodeIfPresent(Bool.self, forKey: .bodies)
+        hashes = try c.decodeIfPresent(Bool.self, forKey: .hashes)
         redacted = try c.decodeIfPresent(Bool.self, forKey: .redacted)
         listen = try c.decodeIfPresent(String.self, forKey: .listen)
         upstream = try c.decodeIfPresent(String.self, forKey: .upstream)

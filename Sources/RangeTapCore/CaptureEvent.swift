@@ -95,6 +95,10 @@ public struct CaptureHeader: Sendable, Equatable {
     public var startedAtMicros: Int64?
     /// Whether body bytes are stored in `body.bin` (false with `--no-bodies`).
     public var bodies: Bool
+    /// Whether `end`, `cancel` and `error` events carry the SHA-256 of the exchange's body bytes
+    /// (false with `--no-hash`: their `sha256` is then empty or absent). Written only when false;
+    /// captures from before the option are hashed.
+    public var hashes: Bool
     /// Whether secret header values were redacted.
     public var redacted: Bool
     /// The address the proxy listened on.
@@ -103,8 +107,9 @@ public struct CaptureHeader: Sendable, Equatable {
     public var upstream: String?
 
     /// Creates a header.
-    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, startedAtMicros: Int64? = nil, bodies: Bool, redacted: Bool, listen: String, upstream: String?) {
+    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, startedAtMicros: Int64? = nil, bodies: Bool, hashes: Bool = true, redacted: Bool, listen: String, upstream: String?) {
         self.version = version
+        self.hashes = hashes
         self.tool = tool
         self.startedAt = startedAt
         self.startedAtMicros = startedAtMicros

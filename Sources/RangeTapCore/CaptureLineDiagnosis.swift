@@ -30,14 +30,14 @@ enum CaptureLineDiagnosis {
         case "type", "tool", "startedAt", "listen", "upstream", "peer", "by", "method", "target", "url",
              "sha256", "kind", "message", "authority":
             .string
-        case "bodies", "redacted", "reused": .bool
+        case "bodies", "hashes", "redacted", "reused": .bool
         case "headers", "lines", "trailers": .strings
         default: nil
         }
     }
 
     /// Keys in the order they are checked (the order the writer writes them in).
-    static let keyOrder = ["t", "opened", "ex", "conn", "version", "tool", "startedAt", "bodies", "redacted", "listen", "upstream",
+    static let keyOrder = ["t", "opened", "ex", "conn", "version", "tool", "startedAt", "bodies", "hashes", "redacted", "listen", "upstream",
                            "peer", "sndbuf", "by", "requests", "method", "target", "url", "headers", "status", "reused",
                            "upstreamPort", "lines", "size", "off", "res", "at", "bytes", "sha256", "trailers", "delivered",
                            "received", "kind", "message", "curlCode", "authority", "up", "down"]

@@ -30,7 +30,7 @@ public struct CaptureSummaryReport: Sendable {
 
     /// The report text.
     public var text: String {
-        var out = TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)") + (header.bodies ? "" : " (no bodies)") + "\n"
+        var out = TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)") + (header.bodies ? "" : " (no bodies)") + (header.hashes ? "" : " (no hashes)") + "\n"
         for shape in shapes { out += shape.line + "\n" }
         for r in exchanges {
             out += r.summaryLine

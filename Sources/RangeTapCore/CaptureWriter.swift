@@ -85,6 +85,8 @@ public final class CaptureWriter: @unchecked Sendable {
     private var bodyLength: Int64 = 0
     private var stoppedByFailure = false
     private var hashers: [Int: SHA256] = [:]
+    /// Whether body bytes are hashed (the header's `hashes`; false with `--no-hash`).
+    private let hashes: Bool
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
@@ -102,6 +104,7 @@ public final class CaptureWriter: @unchecked Sendable {
         self.gatherTimeout = delay > 0 ? .nanoseconds(Int(clamping: delay)) : nil
         self.observer = observer
         self.onFailure = onFailure
+        self.hashes = header.hashes
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
@@ -280,7 +283,7 @@ public final class CaptureWriter: @unchecked Sendable {
                 if let error { fail("body.bin: \(error)") }
             }
             for case .chunk(let chunk, let bytes) in batch {
-                bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) }
+                if hashes { bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) } }
                 group.append(bytes)
                 groupBytes += chunk.size
                 if groupBytes >= Self.writeGroupBytes || group.count == Self.maxIOVectors { writeGroup() }
@@ -322,7 +325,10 @@ public final class CaptureWriter: @unchecked Sendable {
         finished.signal()
     }
 
+    /// The event with its exchange's SHA-256 filled in; as it is without hashing (`--no-hash`:
+    /// `end` and `cancel` keep an empty `sha256`, `error` none).
     private func finishHash(_ event: CaptureEvent) -> CaptureEvent {
+        guard hashes else { return event }
         func digest(_ ex: Int) -> String {
             let d = (hashers.removeValue(forKey: ex) ?? SHA256()).finalize()
             return HexText.lowercase(d)

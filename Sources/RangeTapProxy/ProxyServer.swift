@@ -56,7 +56,7 @@ public final class ProxyServer: Sendable {
         let (clock, wallMicros) = MonotonicClock.anchoredToWallClock()
         let live = LiveLog(sink: lineSink)
         self.live = live
-        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: UTCTimestamp.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
+        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: UTCTimestamp.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, hashes: configuration.hashBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
         let writer: CaptureWriter
         do {
             writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })

@@ -60,6 +60,7 @@ public enum HTMLReport {
         var meta = ["started \(HTMLEscaping.escape(h.startedAt))", "recorded by \(HTMLEscaping.escape(h.tool))", "listening on \(HTMLEscaping.escape(h.listen))"]
         if let upstream = h.upstream { meta.append("upstream \(HTMLEscaping.escape(URLRedaction.redactingUserinfo(upstream, if: h.redacted)))") }
         meta.append(h.bodies ? "bodies recorded" : "no bodies")
+        if !h.hashes { meta.append("no hashes") }
         meta.append(h.redacted ? "secrets redacted" : "secrets kept")
         out += meta.joined(separator: " · ") + "</p>\n"
         if !a.shapes.isEmpty {

@@ -210,7 +210,7 @@ public struct TimelineText: Sendable {
 
     /// The whole report.
     public func render(_ a: CaptureAnalysis) -> String {
-        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + "\n"
+        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + (a.header.hashes ? "" : " (no hashes)") + "\n"
         for shape in a.shapes { out += shaping(shape) + "\n" }
         out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
