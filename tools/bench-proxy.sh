@@ -9,6 +9,8 @@
 #   socat             curl -> socat -b 256k TCP relay -> nginx     (ceiling for user-space copying)
 #   rangetap-meta     rangetap record --no-bodies                  (HTTP forward proxy)
 #   rangetap-bodies   rangetap record (bodies captured to disk)
+#   rangetap-meta-nohash  rangetap record --no-bodies --no-hash    (no SHA-256 of body bytes: what
+#                     hashing costs; no target of its own, printed in issue 15's block)
 #   tinyproxy         tinyproxy (C, forking/threaded forward proxy) (reference proxy)
 #   mitm-stream       mitmdump --set stream_large_bodies=1         (reference proxy, streaming)
 #   mitm-buffer       mitmdump default (buffers whole body)        (throughput row only, curl --max-time 120)
@@ -631,9 +633,10 @@ start_cfg() {
       socat -b 262144 "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "TCP:127.0.0.1:$NGINX_PORT" \
         >>"$T/socat.log" 2>&1 &
       CFG_URL="http://127.0.0.1:$port" ;;
-    rangetap-meta|rangetap-bodies)
+    rangetap-meta|rangetap-bodies|rangetap-meta-nohash)
       local extra=() kind=${cfg#rangetap-}
       [[ $kind == meta ]] && extra=(--no-bodies)
+      [[ $kind == meta-nohash ]] && extra=(--no-bodies --no-hash)
       CFG_CAPTURE="$T/$kind-$label.rtap"
       rm -rf "$CFG_CAPTURE"
       echo "=== $label $(date +%T)" >>"$T/$cfg.log"
@@ -730,7 +733,7 @@ nginx_bytes() {
 CFGS=(); PLAIN_ROWS=()
 if ((RUN_PLAIN)); then
   CFGS=(direct socat)
-  [[ $SKIP_RT == 1 ]] || CFGS+=(rangetap-meta rangetap-bodies)
+  [[ $SKIP_RT == 1 ]] || CFGS+=(rangetap-meta rangetap-bodies rangetap-meta-nohash)
   CFGS+=(tinyproxy)
   [[ -n $MITM_SKIP_REASON ]] || CFGS+=(mitm-stream)
   PLAIN_ROWS=("${CFGS[@]}")
@@ -1198,7 +1201,9 @@ report() {
     v=$(ratio "${MBPS[rangetap-meta]}" "${MBPS[socat]}");   echo "rangetap-meta   MB/s vs socat = $v  (target >= 0.95)  $(pass_if "$v" '>=' 0.95)"
     cpu_socat=$(med_of "${CPUB[socat]:-}" | awk '$1=="nan"{print "-"; next} {printf "%.3f", $1}')
     cpu_tiny=$(med_of "${CPUB[tinyproxy]:-}" | awk '$1=="nan"{print "-"; next} {printf "%.3f", $1}')
-    for c in rangetap-bodies rangetap-meta; do
+    v=$(ratio "${MBPS[rangetap-meta-nohash]}" "${MBPS[socat]}")
+    echo "rangetap-meta-nohash MB/s vs socat = $v  (--no-bodies --no-hash; no target, what the SHA-256 costs)"
+    for c in rangetap-bodies rangetap-meta rangetap-meta-nohash; do
       cpu_rt=$(med_of "${CPUB[$c]:-}" | awk '$1=="nan"{print "-"; next} {printf "%.3f", $1}')
       v=$(ratio "$cpu_rt" "$cpu_socat")
       if [[ $c == rangetap-bodies ]]; then
