@@ -82,7 +82,7 @@ public final class ProxyServer: Sendable {
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             // EOF reaches ClientWireHandler as inputClosed, which reads TCP_INFO and then closes.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
