@@ -1,6 +1,4 @@
-#define _GNU_SOURCE
 #include <stdlib.h>
-#include <sys/resource.h>
 #include "CMalloc.h"
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -13,15 +11,5 @@ int cmalloc_set_thresholds(int mmap_threshold, int trim_threshold) {
     (void)mmap_threshold;
     (void)trim_threshold;
     return 0;
-#endif
-}
-
-long cmalloc_thread_minor_faults(void) {
-#if defined(RUSAGE_THREAD)
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
-    return usage.ru_minflt;
-#else
-    return -1;
 #endif
 }

@@ -53,11 +53,4 @@ public enum MallocTuning {
         }
         return environment["MALLOC_TRIM_THRESHOLD_"] != nil || environment["MALLOC_MMAP_THRESHOLD_"] != nil
     }
-
-    /// Minor page faults of the calling thread so far, or nil where the system cannot say: how a
-    /// test sees whether reusing a 512 KiB buffer faults its pages in again.
-    public static var threadMinorFaults: Int? {
-        let n = cmalloc_thread_minor_faults()
-        return n < 0 ? nil : n
-    }
 }

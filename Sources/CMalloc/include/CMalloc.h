@@ -7,8 +7,4 @@
    library has no mallopt (not glibc) or refused a value. */
 int cmalloc_set_thresholds(int mmap_threshold, int trim_threshold);
 
-/* Minor page faults of the calling thread so far (getrusage RUSAGE_THREAD), or -1 where the
-   system cannot say. */
-long cmalloc_thread_minor_faults(void);
-
 #endif
