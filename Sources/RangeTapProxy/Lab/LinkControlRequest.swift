@@ -15,31 +15,21 @@ public enum LinkControlRequest {
 
     /// Whether `head` is meant for rangetap itself.
     static func isControl(_ head: HTTPRequestHead) -> Bool {
-        // Every request passes here: bytes, no lowercased copies (the host is ASCII).
+        // Every request passes here: bytes, no lowercased copies (the host is ASCII; URLAuthority
+        // splits on bytes too).
         let target = head.uri.utf8
         let prefix = absolutePrefix.count
         if target.count >= prefix, HeaderByte.equalsIgnoringASCIICase(target.prefix(prefix), absolutePrefix) {
             if target.count == prefix || target[target.index(target.startIndex, offsetBy: prefix)] == UInt8(ascii: "/") { return true }
         }
         guard !HTTPScheme.isHTTP(head.uri) else { return false }
-        guard let field = head.headers.first(name: "host"), Self.mentionsHost(field.utf8) else { return false }
-        return URLAuthority(field.lowercased()).host == Substring(host)
+        guard let field = head.headers.first(name: "host") else { return false }
+        return HeaderByte.equalsIgnoringASCIICase(URLAuthority(field).host.utf8, hostBytes)
     }
 
     /// `http://rangetap.invalid`, the start of an absolute-form control target.
     private static let absolutePrefix = Array("http://\(host)".utf8)
     private static let hostBytes = Array(host.utf8)
-
-    /// Whether `value` holds the host name in any ASCII case: a Host field that does not can
-    /// name no other host as ours, so most requests are answered without parsing it.
-    private static func mentionsHost(_ value: String.UTF8View) -> Bool {
-        let bytes = Array(value)
-        guard bytes.count >= hostBytes.count else { return false }
-        for start in 0...(bytes.count - hostBytes.count) where HeaderByte.equalsIgnoringASCIICase(bytes[start..<(start + hostBytes.count)], hostBytes) {
-            return true
-        }
-        return false
-    }
 
     /// The status and text of the answer to `head`, after carrying it out.
     static func answer(_ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext) -> (HTTPResponseStatus, String) {
