@@ -6,10 +6,12 @@
 # (docs/performance.md, "Memory of the binary").
 #
 # How: runs `rangetap record` under `valgrind --tool=callgrind` (every executed function is in its
-# output), drives it with a player-like mix through a private nginx on 127.0.0.1 (plain HTTP, TLS
-# and TLS with h2: full GETs, ranges, a HEAD, two cut transfers, a refused upstream, a POST), stops
-# it with SIGINT and lists the functions that ran. Stale names in the file are harmless: the
-# linker skips symbols it does not find.
+# output) twice against a private nginx on 127.0.0.1: as a forward proxy recording bodies, driven
+# with a player-like mix (plain HTTP, TLS and TLS with h2: full GETs, ranges, a HEAD, two cut
+# transfers, a refused upstream, a POST), then as a reverse proxy recording metadata only
+# (`--upstream --no-bodies`: keep-alive GETs, ranges, fresh connections). Each is stopped with
+# SIGINT; the file lists the functions that ran. Stale names in the file are harmless: the linker
+# skips symbols it does not find.
 #
 # Usage: tools/order-file.sh [BINARY]   (default: the static release build, made if missing)
 # Needs: valgrind, nginx, openssl, curl, objcopy, cc. Stops only what it started; removes its temp dir.
@@ -68,13 +70,26 @@ nginx -c "$T/nginx/nginx.conf" -p "$T/nginx" -e "$T/nginx/error.log" &
 PIDS+=($!)
 wait_port "$plain" && wait_port "$tls" && wait_port "$h2" || die "nginx did not start: $(tail -n 3 "$T/nginx/error.log")"
 
+# under_callgrind NAME ARGS...: starts `rangetap ARGS` under callgrind (output $T/NAME.callgrind,
+# log $T/NAME.log), sets rt to its PID, and waits until it listens on $port.
+under_callgrind() {
+  local name=$1; shift
+  log "running $bin $* under callgrind"
+  LD_PRELOAD="$T/shim.so" valgrind --tool=callgrind --callgrind-out-file="$T/$name.callgrind" --compress-strings=no --demangle=no \
+    "$T/rangetap" "$@" >"$T/$name.log" 2>&1 &
+  rt=$!; PIDS+=("$rt")
+  for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  wait_port "$port" || die "rangetap did not listen: $(tail -n 5 "$T/$name.log")"
+}
+# stop_callgrind NAME: SIGINT, as Ctrl-C: the capture is closed as a user's would be.
+stop_callgrind() {
+  kill -INT "$rt"
+  wait "$rt" || die "rangetap exited with $?: $(tail -n 5 "$T/$1.log")"
+}
+
+# 1. A forward proxy recording bodies: plain HTTP, intercepted HTTPS and HTTP/2, failures.
 port=$(free_port)
-log "running $bin under callgrind on 127.0.0.1:$port"
-LD_PRELOAD="$T/shim.so" valgrind --tool=callgrind --callgrind-out-file="$T/callgrind.out" --compress-strings=no --demangle=no \
-  "$T/rangetap" record -p "$port" -o "$T/capture.rtap" --ca-dir "$T/ca" --upstream-cacert "$T/origin.pem" >"$T/record.log" 2>&1 &
-rt=$!; PIDS+=("$rt")
-for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-wait_port "$port" || die "rangetap did not listen: $(tail -n 5 "$T/record.log")"
+under_callgrind forward record -p "$port" -o "$T/capture.rtap" --ca-dir "$T/ca" --upstream-cacert "$T/origin.pem"
 
 x=(-sS --max-time 120 -x "http://127.0.0.1:$port")
 ca=(--cacert "$T/ca/rangetap-ca.pem")
@@ -93,13 +108,33 @@ for _ in 1 2; do
   curl "${x[@]}" -o /dev/null "http://127.0.0.1:1/refused" 2>/dev/null || true
   curl "${x[@]}" -o /dev/null -X POST --data-binary "@$T/www/small.bin" "http://127.0.0.1:$plain/small.bin" 2>/dev/null || true
 done
-kill -INT "$rt"
-wait "$rt" || die "rangetap exited with $?: $(tail -n 5 "$T/record.log")"
+stop_callgrind forward
+
+# 2. A reverse proxy recording metadata only (`record --upstream --no-bodies`, what
+# tools/bench-proxy.sh, bench-load.sh and a player's fixture sessions run), started with the CA of
+# run 1 on disk: keep-alive GETs, ranges, a HEAD, a cut transfer, fresh connections. Without it,
+# the functions only this mode and its start run were left scattered over the binary: 51 of the
+# 114 code page faults of an idle `record --upstream` fell outside the packed code, each mapping up
+# to 64 KiB (docs/performance.md, "Memory of the binary").
+port=$(free_port)
+under_callgrind reverse record -p "$port" --upstream "http://127.0.0.1:$plain" --no-bodies -o "$T/reverse.rtap" --ca-dir "$T/ca"
+r="http://127.0.0.1:$port"
+for _ in 1 2; do
+  curl -sS --max-time 120 -o /dev/null -o /dev/null -o /dev/null "$r/small.bin" "$r/media.bin" "$r/small.bin"
+  curl -sS --max-time 120 -o /dev/null -r 0-99999 "$r/media.bin"
+  curl -sS --max-time 120 -o /dev/null -r 1000000- "$r/media.bin"
+  curl -sS --max-time 120 -o /dev/null -I "$r/media.bin"
+  curl -sS --max-time 120 "$r/media.bin" 2>/dev/null | head -c 100000 >/dev/null || true
+  curl -sS --max-time 120 -o /dev/null -H 'Connection: close' "$r/small.bin"
+  curl -sS --max-time 120 -o /dev/null "$r/missing.bin"
+done
+stop_callgrind reverse
 
 # Every `fn=` line names a function that ran, as its symbol (--demangle=no); a `'N` suffix marks
 # a recursion depth, addresses are functions without a symbol. Names of the shared libraries'
-# functions stay in: the linker skips what the binary does not define.
-grep -h '^fn=' "$T"/callgrind.out* | sed -e 's/^fn=//' -e "s/'[0-9]*\$//" | grep -v '^0x' | awk '!seen[$0]++' >"$T/order"
+# functions stay in: the linker skips what the binary does not define. Run 1's functions come
+# first, in their order; run 2 adds those it alone ran.
+grep -h '^fn=' "$T/forward.callgrind" "$T/reverse.callgrind" | sed -e 's/^fn=//' -e "s/'[0-9]*\$//" | grep -v '^0x' | awk '!seen[$0]++' >"$T/order"
 n=$(wc -l <"$T/order")
 ((n > 1000)) || die "only $n functions ran: is $bin a rangetap with symbols?"
 mv "$T/order" "$root/tools/rangetap.order"
