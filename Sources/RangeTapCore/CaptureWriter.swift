@@ -182,6 +182,9 @@ public final class CaptureWriter: @unchecked Sendable {
         return batches
     }
 
+    /// ``Options/maxPendingBytes``: how many body bytes may wait before producers are held back.
+    public var backlogLimit: Int { options.maxPendingBytes }
+
     /// Body bytes queued and not yet written.
     public var pendingBodyBytes: Int {
         condition.lock()

@@ -36,8 +36,9 @@ public final class CurlMulti: Sendable {
         thread.start()
     }
 
-    /// Idle easy handles kept for reuse, at most: each may hold a touched 512 KiB read buffer,
-    /// so a burst of large transfers leaves no more than 8 MiB behind.
+    /// Idle easy handles kept for reuse, at most: each may hold a touched read buffer of its
+    /// `CURLOPT_BUFFERSIZE` (the proxy's 256 KiB), so a burst of large transfers leaves no more
+    /// than 4 MiB behind.
     static let idleHandles = 16
 
     /// The result code of a transfer ended by its ``CurlRequest/idleTimeoutMs`` (libcurl's
@@ -85,7 +86,7 @@ public final class CurlMulti: Sendable {
         var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
         var running: Int32 = 0
         // Easy handles of finished HTTP/1 transfers, reset, for the next ones: a new handle
-        // costs libcurl's whole state and its CURLOPT_BUFFERSIZE read buffer (512 KiB) per request.
+        // costs libcurl's whole state and its CURLOPT_BUFFERSIZE read buffer (256 KiB) per request.
         var idle: [UnsafeMutableRawPointer] = []
 
         func endRound(_ t: CurlTransfer) {

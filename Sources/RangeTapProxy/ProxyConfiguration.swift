@@ -23,12 +23,17 @@ public struct ProxyConfiguration: Sendable {
     public var allowRemote: Bool
     /// Skip TLS verification of an https upstream.
     public var insecureUpstream: Bool
-    /// libcurl read size: the largest chunk.
+    /// libcurl read size (`CURLOPT_BUFFERSIZE`): the largest round of body bytes handed on at
+    /// once. 256 KiB: a 1 GiB transfer moves as fast and costs as much CPU as with 512 KiB, and
+    /// holds about 1 MiB less in flight (docs/performance.md, "What a transfer holds").
     public var upstreamBufferSize: Int
     /// Per exchange, pause upstream when this many bytes wait for the client.
     public var flowHighWater: Int
     /// Resume when the backlog falls to this.
     public var flowLowWater: Int
+    /// Body bytes that may wait for the capture writer before the upstream transfer is held
+    /// back (``CaptureWriter/Options/maxPendingBytes``); nil: ``defaultCaptureBacklog(recordBodies:)``.
+    public var captureBacklogBytes: Int?
     /// Largest request body accepted (bodies are sent upstream once complete).
     public var maxRequestBody: Int
     /// Event-loop threads for client connections.
@@ -57,7 +62,7 @@ public struct ProxyConfiguration: Sendable {
     public var shape: ShapeSpec?
 
     /// A configuration with defaults for everything but the capture path.
-    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 512 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {
+    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.upstream = upstream
@@ -72,6 +77,20 @@ public struct ProxyConfiguration: Sendable {
         self.flowLowWater = flowLowWater
         self.maxRequestBody = maxRequestBody
         self.eventLoopThreads = eventLoopThreads
+    }
+
+    /// The capture writer's backlog for this configuration: ``captureBacklogBytes`` when set,
+    /// else ``defaultCaptureBacklog(recordBodies:)``.
+    public var effectiveCaptureBacklog: Int {
+        captureBacklogBytes ?? Self.defaultCaptureBacklog(recordBodies: recordBodies)
+    }
+
+    /// 2 MiB when body bytes go to disk, where the page cache's pace varies; 1 MiB when they are
+    /// only hashed (SHA-256 at about 1.8 GB/s keeps up with any upstream, so the backlog only
+    /// covers the moments the writer thread waits for a core). Each MiB of backlog is a MiB of
+    /// resident memory at the peak of a large transfer.
+    public static func defaultCaptureBacklog(recordBodies: Bool) -> Int {
+        recordBodies ? 2 << 20 : 1 << 20
     }
 
     /// Whether the listen host is a loopback address: `localhost` or a loopback literal

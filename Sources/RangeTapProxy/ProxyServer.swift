@@ -59,7 +59,7 @@ public final class ProxyServer: Sendable {
         let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: UTCTimestamp.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, hashes: configuration.hashBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
         let writer: CaptureWriter
         do {
-            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
+            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies, maxPendingBytes: configuration.effectiveCaptureBacklog), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
         } catch {
             throw .setup(error.description)
         }
@@ -188,6 +188,10 @@ public final class ProxyServer: Sendable {
 
     /// The capture writer's first write error, if any.
     public var captureWriteError: CaptureError? { context.writer.writeError }
+
+    /// Body bytes the capture writer may hold before the upstream is held back
+    /// (``ProxyConfiguration/effectiveCaptureBacklog``).
+    public var captureBacklog: Int { context.writer.backlogLimit }
 
     /// Waits until the capture on disk holds what has happened so far: the tasks already queued
     /// on the event loops run, then the writer writes everything queued. Exchanges still in

@@ -2,7 +2,7 @@
 /// rounds have lately been, rather than always the most libcurl could hand over at once.
 ///
 /// Fifty HTTP/2 streams on one connection each get a few KiB per round of `curl_multi_perform`;
-/// a buffer of `CURLOPT_BUFFERSIZE` (512 KiB) for each would be memory malloc maps, faults in a
+/// a buffer of `CURLOPT_BUFFERSIZE` (256 KiB) for each would be memory malloc maps, faults in a
 /// page of and unmaps again every round. Upstream thread only.
 struct RoundSizer {
     /// The largest capacity: the upstream read size.
@@ -12,7 +12,7 @@ struct RoundSizer {
     /// The capacity to allocate for the next round (at least the bytes of its first callback).
     private(set) var next: Int
     /// The body's length when the response announced one (`Content-Length`): no round gets more
-    /// room than what is still to come, so a 16 KiB response never costs a 512 KiB buffer.
+    /// room than what is still to come, so a 16 KiB response never costs a 256 KiB buffer.
     var bodyLength: Int64?
 
     /// Starts at the largest size: a single big transfer never shrinks below its rounds.

@@ -30,7 +30,7 @@ struct MallocTuningTests {
     /// What the tuning is for, seen from outside: `rangetap record --no-bodies --no-hash` forwards
     /// 32 MiB from nginx (the heap grows to what a transfer holds in flight), then 64 MiB, and the
     /// process's minor page faults are read from `/proc/PID/stat` around the second. With
-    /// rangetap's thresholds the 512 KiB round buffers are reused in place; with glibc's initial
+    /// rangetap's thresholds the round buffers (256 KiB) are reused in place; with glibc's initial
     /// ones fixed through `GLIBC_TUNABLES` (which `apply` then leaves alone), every round faults
     /// its buffer in again. (`--no-hash` keeps the writer from falling behind, which would grow
     /// the heap further in some runs and not in others.)
@@ -63,9 +63,10 @@ struct MallocTuningTests {
         untuned["GLIBC_TUNABLES"] = "glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072"
         let withGlibcs = try await faults(environment: untuned)
         let withRangetaps = try await faults(environment: base)
-        // 128 rounds of 512 KiB, 128 pages each: with glibc's 128 KiB thresholds each round faults
-        // its buffer in again (about 20,000: the measurement sees faults); with rangetap's, the
-        // whole transfer faults in fewer pages than a sixteenth of that (17-315 in runs by hand;
+        // 64 MiB is 16,384 pages however it is cut into rounds (256 of 256 KiB): with glibc's
+        // 128 KiB thresholds each round faults its buffer in again (about 20,000 with 512 KiB
+        // rounds: the measurement sees faults); with rangetap's, the whole transfer faults in
+        // fewer pages than a sixteenth of that (17-315 in runs by hand with 512 KiB rounds;
         // glibc's own dynamic thresholds, which trim the heap now and then, 3,000-4,100).
         #expect(withGlibcs >= 128 * 128 / 2, "\(withGlibcs) faults with glibc's 128 KiB thresholds")
         #expect(withRangetaps < 128 * 128 / 16, "\(withRangetaps) faults with rangetap's thresholds (\(withGlibcs) with glibc's 128 KiB)")
