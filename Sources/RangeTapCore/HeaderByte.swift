@@ -41,6 +41,23 @@ public enum HeaderByte {
         return zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
 
+    /// `s` with its ASCII capital letters made small, other characters as they are: a field
+    /// name (a token, at most 15 bytes as a rule) becomes a small string, without an allocation
+    /// or `lowercased()`'s Unicode tables.
+    static func asciiLowercased(_ s: Substring) -> String {
+        let u = s.utf8
+        guard u.allSatisfy({ $0 < 0x80 }) else { return s.lowercased() }
+        guard u.contains(where: { $0 &- 0x41 < 26 }) else { return String(s) }
+        return String(unsafeUninitializedCapacity: u.count) { buffer in
+            var n = 0
+            for b in u {
+                buffer[n] = lower(b)
+                n += 1
+            }
+            return n
+        }
+    }
+
     /// `b` with an ASCII capital letter made small.
     @inlinable
     static func lower(_ b: UInt8) -> UInt8 {

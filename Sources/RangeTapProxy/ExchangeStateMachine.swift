@@ -128,9 +128,19 @@ struct ExchangeStateMachine {
         let (statusLine, versionChange) = Self.ownVersion(forwarded.statusLine)
         changes += versionChange
 
-        let fieldLines = lines.dropFirst().map { $0.removingSpaceBeforeColon() }.filter { $0.name != nil }
-        let transferEncoding = fieldLines.filter { $0.isNamed("transfer-encoding") }
-        let hasLength = fieldLines.contains { $0.isNamed("content-length") }
+        // One pass over the field lines (as forwarded: whitespace before a colon removed), each
+        // name read once.
+        var transferEncoding: [HeaderLine] = []
+        var hasLength = false
+        for line in lines.dropFirst() {
+            let field = line.removingSpaceBeforeColon()
+            guard let name = field.name else { continue }
+            if HeaderByte.equalsIgnoringASCIICase(name.utf8, "transfer-encoding".utf8) {
+                transferEncoding.append(field)
+            } else if !hasLength, HeaderByte.equalsIgnoringASCIICase(name.utf8, "content-length".utf8) {
+                hasLength = true
+            }
+        }
         let noBody = method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status)
 
         if isHTTP2 {

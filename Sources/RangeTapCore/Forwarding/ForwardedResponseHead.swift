@@ -98,40 +98,54 @@ public struct ForwardedResponseHead: Sendable, Hashable {
 
 /// One logical field while a head is rewritten (its text so far, the lines it came from, the
 /// repairs made), or one upstream line dropped outright.
+///
+/// Every response head of every exchange passes through here, so the common line (a field line
+/// ending in CRLF, no repair) costs no copy: its text is a slice of the upstream line and the
+/// line sent is the upstream line itself.
 private struct PendingLine {
     /// `Name:value` without terminator, folds joined.
-    var text: String
-    /// The upstream lines, raw.
-    var sources: [String]
-    var lowercasedName: String
-    var containsBareCR: Bool
+    private(set) var text: Substring
+    /// The first upstream line, raw; ``sources`` adds those folded into it.
+    private let source: String
+    private var folds: [String] = []
+    /// The upstream line, to send as it is: set while it is unchanged and ends in CRLF.
+    private var unchanged: String?
+    let lowercasedName: String
+    private(set) var containsBareCR: Bool
     /// Whether this is a field (`false`: a dropped line, its change in ``repairs``).
-    var isField: Bool
+    let isField: Bool
     /// The whitespace removed before the colon, if any.
     private var spaceRepair: HeadChange?
     private var folded = false
     private var dropped: HeadChange?
 
     init(_ line: HeaderLine, original: HeaderLine? = nil) {
-        text = String(line.content)
-        sources = [(original ?? line).raw]
-        lowercasedName = line.name.map { $0.lowercased() } ?? ""
+        text = line.content
+        source = (original ?? line).raw
+        lowercasedName = line.name.map(HeaderByte.asciiLowercased) ?? ""
         containsBareCR = line.containsBareCR || (original?.containsBareCR ?? false)
         isField = true
-        if let original { spaceRepair = HeadChange(.spaceBeforeColon, original: [original.raw], replacement: text + "\r\n") }
+        if let original {
+            spaceRepair = HeadChange(.spaceBeforeColon, original: [original.raw], replacement: String(text) + "\r\n")
+        } else if line.lineEnding == .crlf {
+            unchanged = line.raw
+        }
     }
 
     init(dropping line: HeaderLine, _ reason: HeadChange.Reason) {
         text = ""
-        sources = [line.raw]
+        source = line.raw
         lowercasedName = ""
         containsBareCR = line.containsBareCR
         isField = false
         dropped = HeadChange(reason, original: [line.raw])
     }
 
+    /// The upstream lines, raw.
+    var sources: [String] { [source] + folds }
+
     /// The line to send, CRLF-terminated.
-    var line: String { text + "\r\n" }
+    var line: String { unchanged ?? String(text) + "\r\n" }
 
     /// The changes made to this field's lines before deciding whether it is forwarded.
     var repairs: [HeadChange] {
@@ -150,13 +164,14 @@ private struct PendingLine {
 
     /// Joins a continuation line: `OWS CRLF RWS` becomes one SP (RFC 9112 §5.2).
     mutating func fold(_ line: HeaderLine) {
-        var head = Substring(text)
+        var head = text
         while let c = head.unicodeScalars.last, c == " " || c == "\t" { head = Substring(head.unicodeScalars.dropLast()) }
         var tail = line.content
         while let c = tail.unicodeScalars.first, c == " " || c == "\t" { tail = Substring(tail.unicodeScalars.dropFirst()) }
-        text = String(head) + " " + String(tail)
-        sources.append(line.raw)
+        text = Substring(String(head) + " " + String(tail))
+        folds.append(line.raw)
         folded = true
+        unchanged = nil
         containsBareCR = containsBareCR || line.containsBareCR
     }
 }
