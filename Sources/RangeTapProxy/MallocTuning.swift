@@ -2,21 +2,21 @@ import CMalloc
 
 /// Process-wide malloc settings that keep the proxy's round buffers out of the kernel's hands.
 ///
-/// Every round of an upstream transfer fills a fresh `ByteBuffer` of up to
-/// `CURLOPT_BUFFERSIZE` (256 KiB by default), which the client's event loop and the capture writer release
-/// once it is written. With glibc's defaults such a buffer either gets a mapping of its own (when
+/// Every round of an upstream transfer fills a fresh `ByteBuffer` of up to `CURLOPT_BUFFERSIZE`
+/// (256 KiB by default), which the client's event loop and the capture writer release once it is
+/// written. With glibc's defaults such a buffer either gets a mapping of its own (when
 /// the heap's top has no room for it) or, freed, grows the top of the heap past the trim
 /// threshold (twice the dynamic mmap threshold, about 1 MiB), which hands it back to the kernel.
-/// Either way the next round faults in and zeroes fresh pages (128 for 512 KiB): on a 1 GiB transfer about 10 %
-/// of the proxy's CPU (`clear_page_erms`, `exc_page_fault` in `perf`; docs/performance.md).
+/// Either way the next round faults in and zeroes its pages again (128 for 512 KiB): on a 1 GiB
+/// transfer with 512 KiB rounds, about 10 % of the proxy's CPU (`clear_page_erms`,
+/// `exc_page_fault` in `perf`; docs/performance.md).
 ///
 /// ``apply(environment:)`` fixes the mmap threshold above the largest round buffer and lets each
 /// heap keep up to ``trimThreshold`` of freed memory at its top, so buffers are recycled in place;
 /// that much per malloc arena is what it may hold on to. glibc only: elsewhere it does nothing.
 public enum MallocTuning {
     /// Allocations at least this large still get their own mapping: 1 MiB, above the round
-    /// buffers (256 KiB by default, 512 KiB in the measurements above, and NIO's power-of-two
-    /// rounding of them).
+    /// buffers (256 KiB by default, and NIO's power-of-two rounding of a larger read size).
     public static let mmapThreshold = 1 << 20
     /// Freed memory at the top of a heap beyond this goes back to the kernel: 4 MiB.
     public static let trimThreshold = 4 << 20

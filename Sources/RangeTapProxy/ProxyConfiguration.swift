@@ -34,7 +34,7 @@ public struct ProxyConfiguration: Sendable {
     /// Resume when the backlog falls to this.
     public var flowLowWater: Int
     /// Body bytes that may wait for the capture writer before the upstream transfer is held
-    /// back (``CaptureWriter/Options/maxPendingBytes``); nil: ``defaultCaptureBacklog(recordBodies:)``.
+    /// back (``CaptureWriter/Options/maxPendingBytes``); nil: ``effectiveCaptureBacklog``'s default.
     public var captureBacklogBytes: Int?
     /// Largest request body accepted (bodies are sent upstream once complete).
     public var maxRequestBody: Int
@@ -81,18 +81,13 @@ public struct ProxyConfiguration: Sendable {
         self.eventLoopThreads = eventLoopThreads
     }
 
-    /// The capture writer's backlog for this configuration: ``captureBacklogBytes`` when set,
-    /// else ``defaultCaptureBacklog(recordBodies:)``.
+    /// The capture writer's backlog: ``captureBacklogBytes`` when set, else 2 MiB when body bytes
+    /// go to disk, where the page cache's pace varies, and 1 MiB when they are only hashed
+    /// (SHA-256 at about 1.8 GB/s keeps up with any upstream, so the backlog only covers the
+    /// moments the writer thread waits for a core). Each MiB of backlog is a MiB of resident
+    /// memory at the peak of a large transfer.
     public var effectiveCaptureBacklog: Int {
-        captureBacklogBytes ?? Self.defaultCaptureBacklog(recordBodies: recordBodies)
-    }
-
-    /// 2 MiB when body bytes go to disk, where the page cache's pace varies; 1 MiB when they are
-    /// only hashed (SHA-256 at about 1.8 GB/s keeps up with any upstream, so the backlog only
-    /// covers the moments the writer thread waits for a core). Each MiB of backlog is a MiB of
-    /// resident memory at the peak of a large transfer.
-    public static func defaultCaptureBacklog(recordBodies: Bool) -> Int {
-        recordBodies ? 2 << 20 : 1 << 20
+        captureBacklogBytes ?? (recordBodies ? 2 << 20 : 1 << 20)
     }
 
     /// Whether the listen host is a loopback address: `localhost` or a loopback literal
