@@ -7,6 +7,11 @@
 # this script from a generated config in a temp dir. Configurations:
 #   direct            curl -> nginx                                (baseline)
 #   socat             curl -> socat -b 256k TCP relay -> nginx     (ceiling for user-space copying)
+#   hashrelay         curl -> tools/hashrelay.c -> nginx: socat's relay plus a second thread that
+#                     SHA-256es every byte coming back (OpenSSL, the CPU's SHA extensions), as
+#                     rangetap's writer does: the ceiling for any proxy that hashes the body
+#   hashrelay-bodies  the same, also appending those bytes to a file (the ceiling with bodies)
+#                     (both built here with cc and libcrypto; left out, with a note, if that fails)
 #   rangetap-meta     rangetap record --no-bodies                  (HTTP forward proxy)
 #   rangetap-bodies   rangetap record (bodies captured to disk)
 #   rangetap-meta-nohash  rangetap record --no-bodies --no-hash    (no SHA-256 of body bytes: what
@@ -73,7 +78,9 @@
 #   added TTFB      < 1.5 ms vs direct (sequential 1 MiB requests)
 #   Issue 15 (performance), plain HTTP, its own block: rangetap-bodies MB/s >= 0.8 of socat,
 #   rangetap-meta >= 0.95; rangetap-bodies CPU s/GiB <= 2x socat's (printed with tinyproxy's);
-#   added TTFB <= 0.3 ms; peak RSS <= 32 MiB during the full transfer (the issue: 1 GiB, >= 5 rounds)
+#   added TTFB <= 0.3 ms; peak RSS <= 32 MiB during the full transfer (the issue: 1 GiB, >= 5 rounds).
+#   Printed there too, no targets: rangetap-meta and -bodies against hashrelay and hashrelay-bodies
+#   (MB/s and CPU), i.e. how far each is from the least work its recording needs on this machine
 #   HTTPS (issue 11), both rangetap-tls rows:
 #   MB/s            >= 0.45 of direct-tls
 #   added TTFB      <= 2 ms vs direct-tls, fresh connection to a host whose leaf is cached
@@ -158,6 +165,8 @@ need_pkgs=()
 [[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
 if ((RUN_PLAIN)); then
   command -v socat >/dev/null 2>&1 || need_pkgs+=(socat)
+  command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc libc6-dev)
+  [[ -e /usr/include/openssl/evp.h ]] || need_pkgs+=(libssl-dev)
   [[ -x /usr/bin/tinyproxy ]] || command -v tinyproxy >/dev/null 2>&1 || need_pkgs+=(tinyproxy)
 fi
 ((NEED_TLS)) && { command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl); }
@@ -633,6 +642,16 @@ start_cfg() {
       socat -b 262144 "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "TCP:127.0.0.1:$NGINX_PORT" \
         >>"$T/socat.log" 2>&1 &
       CFG_URL="http://127.0.0.1:$port" ;;
+    hashrelay|hashrelay-bodies)
+      local extra=()
+      if [[ $cfg == hashrelay-bodies ]]; then
+        CFG_CAPTURE="$T/hashrelay-$label.bodies"
+        rm -rf "$CFG_CAPTURE"; mkdir -p "$CFG_CAPTURE"
+        extra=(--bodies "$CFG_CAPTURE")
+      fi
+      echo "=== $label $(date +%T)" >>"$T/$cfg.log"
+      "$HASHRELAY" "$port" "$NGINX_PORT" "${extra[@]}" >>"$T/$cfg.log" 2>&1 &
+      CFG_URL="http://127.0.0.1:$port" ;;
     rangetap-meta|rangetap-bodies|rangetap-meta-nohash)
       local extra=() kind=${cfg#rangetap-}
       [[ $kind == meta ]] && extra=(--no-bodies)
@@ -682,7 +701,7 @@ EOF
   CFG_PID=$!
   PIDS+=("$CFG_PID")
   case $cfg in
-    socat) ;;
+    socat|hashrelay|hashrelay-bodies) ;;
     rangetap-tls-*) CFG_URL=$TLS_ORIGIN; CFG_CURLARGS=(--http1.1 --cacert "$RT_CA" -x "http://127.0.0.1:$port") ;;
     mitm-tls)       CFG_URL=$TLS_ORIGIN; CFG_CURLARGS=(--http1.1 --cacert "$MITM_CA" -x "http://127.0.0.1:$port") ;;
     rangetap-h2-*)  CFG_URL=$H2_ORIGIN;  CFG_CURLARGS=(--http2 --cacert "$RT_CA" -x "http://127.0.0.1:$port") ;;
@@ -729,10 +748,20 @@ nginx_bytes() {
   echo "$res"
 }
 
+# ---------------------------------------------------------------- hashing relay (plain rows)
+HASHRELAY=$T/hashrelay
+HASHRELAY_SKIP_REASON=""
+if ((RUN_PLAIN)); then
+  cc -O2 -pthread -o "$HASHRELAY" "$SCRIPT_DIR/hashrelay.c" -lcrypto >"$T/hashrelay-build.log" 2>&1 ||
+    HASHRELAY_SKIP_REASON="cc -O2 -pthread tools/hashrelay.c -lcrypto failed: $(head -n 3 "$T/hashrelay-build.log" | tr '\n' ' ')"
+  [[ -z $HASHRELAY_SKIP_REASON ]] || log "hashrelay rows left out: $HASHRELAY_SKIP_REASON"
+fi
+
 # ---------------------------------------------------------------- configuration list
 CFGS=(); PLAIN_ROWS=()
 if ((RUN_PLAIN)); then
   CFGS=(direct socat)
+  [[ -n $HASHRELAY_SKIP_REASON ]] || CFGS+=(hashrelay hashrelay-bodies)
   [[ $SKIP_RT == 1 ]] || CFGS+=(rangetap-meta rangetap-bodies rangetap-meta-nohash)
   CFGS+=(tinyproxy)
   [[ -n $MITM_SKIP_REASON ]] || CFGS+=(mitm-stream)
@@ -1063,7 +1092,9 @@ if ((RUN_PLAIN)); then
   fi
 
   log "phase 2+3: TTFB of 1 MiB ($SEQ_N sequential, $CONC_N concurrent)"
-  for cfg in "${CFGS[@]}"; do ttfb_phase "$cfg"; done
+  # the hashing relay is a throughput baseline: its per-connection fork, thread and buffers say
+  # nothing of a proxy's time to first byte
+  for cfg in "${CFGS[@]}"; do [[ $cfg == hashrelay* ]] || ttfb_phase "$cfg"; done
 fi
 T1=$(date +%s)
 ((RUN_PLAIN)) && note_load after-plain
@@ -1202,6 +1233,13 @@ report() {
     v=$(ratio "${MBPS[rangetap-meta]}" "${MBPS[socat]}");   echo "rangetap-meta   MB/s vs socat = $v  (target >= 0.95)  $(pass_if "$v" '>=' 0.95)"
     v=$(ratio "${MBPS[rangetap-meta-nohash]}" "${MBPS[socat]}")
     echo "rangetap-meta-nohash MB/s vs socat = $v  (--no-bodies --no-hash; no target, what the SHA-256 costs)"
+    if [[ -z $HASHRELAY_SKIP_REASON ]]; then
+      echo "hashrelay        MB/s vs socat = $(ratio "${MBPS[hashrelay]}" "${MBPS[socat]}"), hashrelay-bodies $(ratio "${MBPS[hashrelay-bodies]}" "${MBPS[socat]}")  (no target: the least work of recording, tools/hashrelay.c)"
+      echo "rangetap-meta   MB/s vs hashrelay = $(ratio "${MBPS[rangetap-meta]}" "${MBPS[hashrelay]}"), CPU $(ratio "${CPUGIB[rangetap-meta]:--}" "${CPUGIB[hashrelay]:--}") x  (no target)"
+      echo "rangetap-bodies MB/s vs hashrelay-bodies = $(ratio "${MBPS[rangetap-bodies]}" "${MBPS[hashrelay-bodies]}"), CPU $(ratio "${CPUGIB[rangetap-bodies]:--}" "${CPUGIB[hashrelay-bodies]:--}") x  (no target)"
+    else
+      echo "hashrelay rows left out: $HASHRELAY_SKIP_REASON"
+    fi
     for c in rangetap-bodies rangetap-meta rangetap-meta-nohash; do
       cpu_rt=${CPUGIB[$c]:--}
       v=$(ratio "$cpu_rt" "$cpu_socat")
