@@ -349,18 +349,25 @@ median() { sort -g | awk '{a[NR]=$1} END{ if (NR==0) print "nan"; else if (NR%2)
 cat >"$T/rss_sampler.py" <<'PY'
 # rss_sampler.py ROOTPID OUTFILE INTERVAL MAXSECONDS
 # Peak memory of a process tree: max over samples of sum(VmRSS) of root+descendants,
-# and VmHWM of the root at the end, and the CPU seconds (user + system) the tree used while sampled
-# (each process's last reading; the root's from its start); writes "peak_kb sum_rss_kb root_hwm_kb cpu_s".
+# and VmHWM of the root at the end, and the CPU seconds (user + system) the tree used while sampled:
+# the root's own from its start plus that of the children it has reaped (cutime + cstime: socat's and
+# hashrelay's per-connection children end with their transfer, up to one interval after their last
+# sample), plus each live descendant's; the largest such sum over the samples (a child that exited is
+# counted by its last sample until its parent reaps it). Writes "peak_kb sum_rss_kb root_hwm_kb cpu_s".
 import os, signal, sys, time
 root, out, interval, maxsec = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 peak_sum = 0
 peak_hwm = 0
-cpu = {}
+cpu = {}          # last reading of each process seen
+peak_cpu = 0.0
 TICK = os.sysconf("SC_CLK_TCK")
 
 def cpu_of(pid, stat):
     fields = stat[stat.rfind(")") + 2:].split()
-    cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK   # utime + stime
+    ticks = int(fields[11]) + int(fields[12])               # utime + stime
+    if pid == root:
+        ticks += int(fields[13]) + int(fields[14])          # + cutime + cstime: reaped children
+    cpu[pid] = ticks / TICK
 
 def status(pid):
     d = {}
@@ -394,19 +401,24 @@ def tree():
     return res
 
 def sample():
-    global peak_sum, peak_hwm
+    global peak_sum, peak_hwm, peak_cpu
     total = 0
+    seen = 0.0
     for p in tree():
         try:
             with open(f"/proc/{p}/stat") as f:
                 cpu_of(p, f.read())
+            seen += cpu[p]
         except (OSError, ValueError, IndexError):
-            pass
+            # gone between the listing and the read: reaped (now in its parent's cutime) or not
+            # yet counted there; its last reading stands in
+            seen += cpu.get(p, 0.0)
         st = status(p)
         total += st.get("VmRSS", 0)
         if p == root:
             peak_hwm = max(peak_hwm, st.get("VmHWM", 0))
     peak_sum = max(peak_sum, total)
+    peak_cpu = max(peak_cpu, seen)
 
 def dump(*_):
     try:
@@ -414,7 +426,7 @@ def dump(*_):
     except Exception:
         pass
     with open(out + ".tmp", "w") as f:
-        f.write(f"{max(peak_sum, peak_hwm)} {peak_sum} {peak_hwm} {sum(cpu.values()):.3f}\n")
+        f.write(f"{max(peak_sum, peak_hwm)} {peak_sum} {peak_hwm} {peak_cpu:.3f}\n")
     os.replace(out + ".tmp", out)
     os._exit(0)
 
