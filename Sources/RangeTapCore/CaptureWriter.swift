@@ -161,9 +161,20 @@ public final class CaptureWriter: @unchecked Sendable {
     /// Queues a body chunk; its `bodyOffset` is assigned by the writer. When more than
     /// ``Options/maxPendingBytes`` of body bytes are then waiting for the disk, waits until they
     /// are fewer (the chunk is already queued, so events recorded meanwhile stay after it).
+    /// With neither bodies nor hashes (`--no-bodies --no-hash`) the bytes are not kept: the
+    /// chunk is an event like any other, gathered into a batch, and never waits.
     public func recordChunk(_ chunk: ChunkEvent, bytes: some CaptureBytes) {
+        guard needsBytes else {
+            enqueue(.chunk(chunk, Self.noBytes), bytes: 0)
+            return
+        }
         enqueue(.chunk(chunk, bytes), bytes: chunk.size)
     }
+
+    /// Whether chunks' bytes are used at all: stored in `body.bin` or hashed.
+    private var needsBytes: Bool { options.bodies || hashes }
+    /// What a chunk carries when its bytes are not used.
+    private static let noBytes: [UInt8] = []
 
     /// The first write error, if writing failed. Recording stopped at that point: the capture
     /// holds every event up to the last one fully written (a chunk line is only written after
@@ -264,7 +275,8 @@ public final class CaptureWriter: @unchecked Sendable {
             let done = closing && batch.isEmpty
             condition.unlock()
             if done { break }
-            let batchBytes = batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + c.size } else { $0 } }
+            // As counted by recordChunk: chunks only count when their bytes are used.
+            let batchBytes = needsBytes ? batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + c.size } else { $0 } } : 0
             if stoppedByFailure {
                 release(batchBytes, items: batch.count)
                 continue

@@ -55,6 +55,33 @@ struct CaptureWriterBatchTests {
         #expect(try CaptureReader(path: path).events().count == 4)
     }
 
+    /// `--no-bodies --no-hash`: chunks' bytes are neither stored nor hashed, so they count for no
+    /// backlog and wake no one. Before, every chunk of 256 KiB or more ended the writer's wait:
+    /// a batch (and a wake-up) per chunk, for bytes the writer then dropped.
+    @Test func chunksWhoseBytesAreNotUsedAreOnlyEvents() throws {
+        let tmp = try TemporaryDirectory()
+        let path = tmp.path + "/n.rtap"
+        let header = CaptureHeader(tool: "rangetap test", startedAt: "2026-01-02T03:04:05.678Z", bodies: false, hashes: false, redacted: true, listen: "127.0.0.1:8080", upstream: nil)
+        let writer = try CaptureWriter(path: path, header: header, clock: MonotonicClock(),
+                                       options: .init(bodies: false, maxPendingBytes: 1024, batchDelay: .seconds(5)))
+        let bytes = patternBytes(count: 300 << 10, seed: 3)
+        for i in 0..<100 {
+            writer.recordChunk(Self.chunk(i, size: bytes.count), bytes: bytes)
+            #expect(writer.pendingBodyBytes == 0)
+        }
+        writer.record(.end(EndEvent(t: 200, exchange: 1, bytes: Int64(100 * bytes.count), sha256: "")))
+        writer.close()
+        #expect(writer.writeError == nil)
+        #expect(writer.batchesWritten < 10, "101 items in \(writer.batchesWritten) batches")
+        let events = try CaptureReader(path: path).events()
+        let chunks = events.compactMap { e -> ChunkEvent? in if case .chunk(let c) = e { c } else { nil } }
+        #expect(chunks.map(\.offset) == (0..<100).map { Int64($0 * bytes.count) })
+        #expect(chunks.allSatisfy { $0.size == bytes.count && $0.bodyOffset == nil })
+        guard case .end(let end)? = events.last else { Issue.record("no end event: \(events.last.map(\.type) ?? "none")"); return }
+        #expect(end.sha256.isEmpty, "nothing was hashed")
+        #expect(!FileManager.default.fileExists(atPath: path + "/body.bin"))
+    }
+
     /// A 1 MiB tmpfs fills in the middle of one batch of 64 KiB chunks.
     @Test func aDiskThatFillsInTheMiddleOfABatchKeepsOnlyWholeChunks() throws {
         let mountPoint = Paths.temporaryDirectory("writer-tmpfs")
