@@ -85,7 +85,8 @@ public struct ProxyConfiguration: Sendable {
     /// go to disk, where the page cache's pace varies, and 1 MiB when they are only hashed
     /// (SHA-256 at about 1.8 GB/s keeps up with any upstream, so the backlog only covers the
     /// moments the writer thread waits for a core). Each MiB of backlog is a MiB of resident
-    /// memory at the peak of a large transfer.
+    /// memory at the peak of a large transfer. With neither (`--no-bodies --no-hash`) the writer
+    /// keeps no body bytes and the backlog never applies.
     public var effectiveCaptureBacklog: Int {
         captureBacklogBytes ?? (recordBodies ? 2 << 20 : 1 << 20)
     }
