@@ -87,6 +87,8 @@ public final class CaptureWriter: @unchecked Sendable {
     private var hashers: [Int: SHA256] = [:]
     /// Whether body bytes are hashed (the header's `hashes`; false with `--no-hash`).
     private let hashes: Bool
+    /// Whether chunks' bytes are used at all: stored in `body.bin` or hashed.
+    private let needsBytes: Bool
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
@@ -105,6 +107,7 @@ public final class CaptureWriter: @unchecked Sendable {
         self.observer = observer
         self.onFailure = onFailure
         self.hashes = header.hashes
+        self.needsBytes = options.bodies || header.hashes
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
@@ -164,15 +167,12 @@ public final class CaptureWriter: @unchecked Sendable {
     /// With neither bodies nor hashes (`--no-bodies --no-hash`) the bytes are not kept: the
     /// chunk is an event like any other, gathered into a batch, and never waits.
     public func recordChunk(_ chunk: ChunkEvent, bytes: some CaptureBytes) {
-        guard needsBytes else {
-            enqueue(.chunk(chunk, Self.noBytes), bytes: 0)
-            return
-        }
-        enqueue(.chunk(chunk, bytes), bytes: chunk.size)
+        enqueue(.chunk(chunk, needsBytes ? bytes : Self.noBytes), bytes: backlogBytes(of: chunk))
     }
 
-    /// Whether chunks' bytes are used at all: stored in `body.bin` or hashed.
-    private var needsBytes: Bool { options.bodies || hashes }
+    /// What a chunk counts in the backlog: its size when its bytes are used (stored in
+    /// `body.bin` or hashed), else nothing.
+    private func backlogBytes(of chunk: ChunkEvent) -> Int { needsBytes ? chunk.size : 0 }
     /// What a chunk carries when its bytes are not used.
     private static let noBytes: [UInt8] = []
 
@@ -275,8 +275,7 @@ public final class CaptureWriter: @unchecked Sendable {
             let done = closing && batch.isEmpty
             condition.unlock()
             if done { break }
-            // As counted by recordChunk: chunks only count when their bytes are used.
-            let batchBytes = needsBytes ? batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + c.size } else { $0 } } : 0
+            let batchBytes = batch.reduce(0) { if case .chunk(let c, _) = $1 { $0 + backlogBytes(of: c) } else { $0 } }
             if stoppedByFailure {
                 release(batchBytes, items: batch.count)
                 continue
