@@ -19,12 +19,16 @@ final class ClientWire {
     private(set) var unavailable = false
 
     /// A duplicate of the socket's descriptor, held so TCP_INFO can still be read after NIO
-    /// closed its own (the socket lives until both are closed); -1 when it could not be had.
-    private var heldDescriptor: Int32 = -1
+    /// closed its own (the socket lives until both are closed); nil when it could not be had.
+    private(set) var socket: ClientSocket?
 
     /// Whether a duplicate of the descriptor is held: then the reading at the close is exact
     /// and readings before each flush are not needed.
-    var holdsDescriptor: Bool { heldDescriptor >= 0 }
+    var holdsDescriptor: Bool { socket != nil }
+
+    /// The exchange whose response head the upstream thread may send itself, if any: any write
+    /// through the pipeline withdraws it (``ClientWireHandler``).
+    var offer: DirectHeadOffer?
 
     /// Counts `n` more bytes handed to the socket.
     func wrote(_ n: Int) { written += Int64(n) }
@@ -33,8 +37,9 @@ final class ClientWire {
     /// way NIO sees it (a read, a failed write, a hang-up), after NIO closed its descriptor.
     func hold(_ channel: any Channel) {
         #if os(Linux)
-        guard heldDescriptor < 0, let fd = SocketDescriptor.of(channel) else { return }
-        heldDescriptor = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard socket == nil, let fd = SocketDescriptor.of(channel) else { return }
+        let held = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        if held >= 0 { socket = ClientSocket(descriptor: held) }
         #endif
     }
 
@@ -42,13 +47,15 @@ final class ClientWire {
     /// taken at the close), then lets it go.
     func release() {
         #if os(Linux)
-        guard heldDescriptor >= 0 else { return }
+        offer?.withdraw()
+        offer = nil
+        guard let socket else { return }
         defer {
-            _ = Glibc.close(heldDescriptor)
-            heldDescriptor = -1
+            socket.close()
+            self.socket = nil
         }
         guard acked?.atClose != true else { return }
-        if let bytes = Self.bytesAcked(heldDescriptor) { acked = (bytes, true) }
+        if let bytes = socket.withDescriptor(Self.bytesAcked) { acked = (bytes, true) }
         #endif
     }
 
@@ -68,9 +75,9 @@ final class ClientWire {
     func refresh(_ channel: any Channel, atClose: Bool = false) {
         if acked?.atClose == true { return }
         #if os(Linux)
-        if heldDescriptor >= 0 {
+        if let socket {
             // Every settling check and write completion comes here: no future, no closure.
-            if let bytes = Self.bytesAcked(heldDescriptor) { acked = (bytes, atClose) }
+            if let bytes = socket.withDescriptor(Self.bytesAcked) { acked = (bytes, atClose) }
             return
         }
         guard let provider = channel as? any SocketOptionProvider, channel.isActive else { return }

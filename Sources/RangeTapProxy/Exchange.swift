@@ -40,6 +40,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     private let aborted = Atomic<Bool>(false)
     /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
     private let transferRef = Mutex<CurlTransfer?>(nil)
+    /// Set when the upstream thread may send the final head to the client itself.
+    let offer: DirectHeadOffer?
 
     // Upstream thread only.
     private var assembler = ResponseHeadAssembler()
@@ -55,8 +57,9 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// At most this many interim (1xx) heads are recorded per exchange.
     static let maxInterimRecorded = 100
 
-    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
+    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, offer: DirectHeadOffer? = nil, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
         self.id = id
+        self.offer = offer
         self.connection = connection
         self.context = context
         self.loop = loop
@@ -116,6 +119,11 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
                 resourceBase = 0
             }
             sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
+            // No interim head may be overtaken: those go through the event loop.
+            if let offer, interimCount == 0, !aborted.load(ordering: .relaxed),
+               offer.send(lines: lines, bodyLength: sizer.bodyLength) {
+                context.directHeads.add(1, ordering: .relaxed)
+            }
             deliver(self, .head(lines))
         }
     }

@@ -242,9 +242,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func startExchange(_ p: Pending, context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop) { exchange, message in
-            loop.execute { loopBound.value.handle(message, from: exchange) }
-        }
         let hasRange = p.head.headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.head.method.rawValue, hasRange: hasRange)
         if let plan, let status = plan.status {
@@ -252,6 +249,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
+        let offer = directHeadOffer(for: p, trailers: te.contains("trailers"), faulted: plan != nil, context: context)
+        wire.offer?.withdraw()
+        wire.offer = offer
+        let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop, offer: offer) { exchange, message in
+            loop.execute { loopBound.value.handle(message, from: exchange) }
+        }
         exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID), gate: plan.map(FaultGate.init))
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
@@ -267,6 +270,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.head.headers["range"].joined(separator: ", "))")
         }
         exchange.start(request)
+    }
+
+    /// An offer to let the upstream thread send the exchange's response head (see
+    /// ``DirectHeadOffer``), when nothing else can reach the client before it: a plain HTTP/1
+    /// connection whose socket is held, no `--shape`, no `--fault` rule for this exchange,
+    /// every byte of earlier responses handed to the socket, no flush waiting.
+    private func directHeadOffer(for p: Pending, trailers: Bool, faulted: Bool, context: ChannelHandlerContext) -> DirectHeadOffer? {
+        guard !session.tls, shared.shape == nil, !faulted, !flushQueued, let socket = wire.socket,
+              let buffered = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes), buffered == 0
+        else { return nil }
+        return DirectHeadOffer(socket: socket, clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: trailers)
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
@@ -402,6 +416,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .writeHead(let head), .writeInterim(let head):
             // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
             headSlot.next = head
+            if case .writeHead = action, let offer = exchange.offer {
+                // The upstream thread may have sent it already: only the rest goes out, and
+                // the socket's byte count includes what it sent.
+                let sent = offer.bytesSent
+                headSlot.alreadySent = sent
+                wire.wrote(sent)
+                if wire.offer === offer { wire.offer = nil }
+            }
             let status = HTTPResponseStatus(statusCode: head.status)
             var promise: EventLoopPromise<Void>?
             if exchanges[exchange.id]?.gate != nil {
