@@ -445,8 +445,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let roundStart = wire.written
             let roundSize = buffer.readableBytes
             // A shaped link reports deliveries as the client's TCP acknowledges each write's
-            // records: there a TLS flush per slice keeps that timeline as fine as in the clear.
-            let flushEachSlice = session.tls && shared.shape != nil
+            // records, and a fault that cuts the body resets right after its last write: there a
+            // TLS flush per slice keeps both as they are in the clear.
+            let flushEachSlice = session.tls && (shared.shape != nil || faulted)
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
                 let n = slice.readableBytes
