@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// Offered by ``ProxyHandler`` only where nothing else can be written to the client before that
 /// head: a plain HTTP/1 connection, no `--shape`, no `--fault` rule for the exchange, nothing of
-/// earlier responses left unwritten. Exactly one side wins: the upstream thread by ``take()``,
-/// or the event loop by ``withdraw()``, which ``ClientWireHandler`` calls on any write while
-/// the offer stands. The head sent is the one ``ExchangeStateMachine`` makes (the same machine,
+/// earlier responses left unwritten. Exactly one side wins: the upstream thread in
+/// ``send(lines:bodyLength:)``, or the event loop by ``withdraw()``, which ``ClientWireHandler``
+/// calls on any write while the offer stands. The head sent is the one ``ExchangeStateMachine`` makes (the same machine,
 /// fed the same lines, makes it again on the event loop, which then writes only what is left).
 final class DirectHeadOffer: Sendable {
     /// 0: open; 1: taken by the upstream thread; 2: withdrawn by the event loop.
