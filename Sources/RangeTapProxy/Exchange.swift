@@ -111,18 +111,19 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             let now = context.clock.now()
             let (status, lines) = (head.status, head.lines)
             self.status = status
+            sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
+            // The client waits for the head: it goes first, the bookkeeping after. No interim
+            // head may be overtaken: those go through the event loop.
+            if let offer, interimCount == 0, !aborted.load(ordering: .relaxed),
+               offer.send(lines: lines, bodyLength: sizer.bodyLength) {
+                context.directHeads.add(1, ordering: .relaxed)
+            }
             let info = transfer.connectionInfo()
             context.writer.record(.response(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused, upstreamPort: info?.localPort)))
             if status == 206, let cr = lines.first(named: "Content-Range"), let parsed = try? ContentRange.parse(cr) {
                 resourceBase = parsed.range?.first
             } else if status == 200 {
                 resourceBase = 0
-            }
-            sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
-            // No interim head may be overtaken: those go through the event loop.
-            if let offer, interimCount == 0, !aborted.load(ordering: .relaxed),
-               offer.send(lines: lines, bodyLength: sizer.bodyLength) {
-                context.directHeads.add(1, ordering: .relaxed)
             }
             deliver(self, .head(lines))
         }
