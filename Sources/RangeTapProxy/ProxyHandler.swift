@@ -333,15 +333,39 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let written = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
         let channel = context.channel
         let below = NIOLoopBound(session.tls ? try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) : nil, eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         written.whenComplete { _ in
             if reset {
-                // SO_LINGER 0: close sends RST. Under TLS the close starts below the TLS handler,
-                // so no close_notify goes first.
-                _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-                if let tls = below.value { tls.close(promise: nil) } else { channel.close(promise: nil) }
+                let deadline = NIODeadline.now() + Self.resetAckWait
+                loopBound.value.resetOnceAcknowledged(channel, below: below.value, deadline: deadline, delay: .microseconds(500))
             } else {
                 channel.close(promise: nil)
             }
+        }
+    }
+
+    /// How long a `reset-after` cut waits for the client to acknowledge the bytes before it.
+    static let resetAckWait: TimeAmount = .seconds(5)
+
+    /// Resets the connection once the client's TCP acknowledged every byte written to it, or at
+    /// `deadline` (a client that stopped reading). A reset (SO_LINGER 0) throws away what the
+    /// kernel has not sent yet: resetting as soon as the last write was handed to the kernel gave
+    /// a client slower than the origin (curl decrypting TLS on a busy machine) 64 KiB, not the
+    /// `reset-after` size.
+    private func resetOnceAcknowledged(_ channel: any Channel, below tls: ChannelHandlerContext?, deadline: NIODeadline, delay: TimeAmount) {
+        wire.refresh(channel)
+        let acked = wire.acked.map { $0.bytes >= wire.written } ?? false
+        guard !acked, !wire.unavailable, channel.isActive, NIODeadline.now() < deadline else {
+            // SO_LINGER 0: close sends RST. Under TLS the close starts below the TLS handler,
+            // so no close_notify goes first.
+            _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            if let tls { tls.close(promise: nil) } else { channel.close(promise: nil) }
+            return
+        }
+        let loopBound = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        let context = NIOLoopBound(tls, eventLoop: channel.eventLoop)
+        channel.eventLoop.scheduleTask(in: delay) {
+            loopBound.value.resetOnceAcknowledged(channel, below: context.value, deadline: deadline, delay: min(delay * 2, .milliseconds(20)))
         }
     }
 

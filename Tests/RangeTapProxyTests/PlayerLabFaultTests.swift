@@ -89,6 +89,31 @@ struct PlayerLabFaultTests {
         #expect(faults(capture).map(\.action) == ["reset-after"])
     }
 
+    /// A client slower than the origin: most of the bytes before the cut still sit in the
+    /// proxy's send queue when their write completes, and a reset (SO_LINGER 0) then would throw
+    /// them away. The reset waits for the client's TCP to acknowledge them.
+    @Test func resetAfterWaitsForASlowClientToGetThoseBytes() async throws {
+        let proxy = try await proxy(.http, rules: ["path=/seg.bin,reset-after=300000"])
+        // A short read timeout: if the reset threw bytes away, the test fails in seconds.
+        let client = try RawClient(port: proxy.port, receiveBuffer: 8192, timeoutSeconds: 2)
+        try client.send("GET \(origins.url(.http, "seg.bin")) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try client.readHead()
+        #expect(head.latin1.hasPrefix("HTTP/1.1 200"))
+        // Read slowly, 16 KiB at a time: the window stays small, the proxy's queue long.
+        var body: [UInt8] = []
+        for _ in 0..<40 {
+            usleep(2000)
+            guard let part = try? client.read(count: 16384) else { break }
+            body += part
+            if part.count < 16384 { break }
+        }
+        client.close()
+        #expect(body.count == 300_000, "the client got \(body.count) bytes before the reset")
+        #expect(Data(body) == file.prefix(300_000))
+        let capture = try await proxy.stopAndRead()
+        #expect(faults(capture).map(\.action) == ["reset-after"])
+    }
+
     @Test(arguments: Scheme.allCases) func truncateAfterClosesCleanlyAfterThatManyBytes(_ scheme: Scheme) async throws {
         let proxy = try await proxy(scheme, rules: ["truncate-after=200000"])
         let out = Paths.temporaryDirectory("lab-out") + "/seg.bin"
