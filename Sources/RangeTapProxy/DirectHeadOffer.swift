@@ -1,4 +1,3 @@
-import NIOHTTP1
 import RangeTapCore
 import Synchronization
 
@@ -18,28 +17,23 @@ final class DirectHeadOffer: Sendable {
     private let state = Atomic<Int>(0)
     private let sent = Atomic<Int>(0)
     let socket: ClientSocket
-    private let clientVersion: HTTPVersion
-    private let clientKeepAlive: Bool
-    private let method: String
-    private let clientAcceptsTrailers: Bool
+    /// The exchange's machine as it starts (awaiting the head): a copy builds the head.
+    private let machine: ExchangeStateMachine
 
     /// Heads of responses with a `Content-Length` below this go the usual way: the event loop
     /// then writes head and body in one `writev(2)` (one wake-up of the client, not two).
     static let smallBody: Int64 = 64 * 1024
 
-    init(socket: ClientSocket, clientVersion: HTTPVersion, clientKeepAlive: Bool, method: String, clientAcceptsTrailers: Bool) {
+    init(socket: ClientSocket, machine: ExchangeStateMachine) {
         self.socket = socket
-        self.clientVersion = clientVersion
-        self.clientKeepAlive = clientKeepAlive
-        self.method = method
-        self.clientAcceptsTrailers = clientAcceptsTrailers
+        self.machine = machine
     }
 
     /// Upstream thread, with the final head's lines: sends the client head if the offer still
     /// stands and the response is not a small one. Returns whether it took the offer.
     func send(lines: [HeaderLine], bodyLength: Int64?) -> Bool {
         if let bodyLength, bodyLength < Self.smallBody { return false }
-        var machine = ExchangeStateMachine(clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, method: method, clientAcceptsTrailers: clientAcceptsTrailers)
+        var machine = self.machine
         guard case .writeHead(let head) = machine.upstreamHead(lines: lines) else { return false }
         guard state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else { return false }
         sent.store(socket.sendNow(head.bytes), ordering: .releasing)

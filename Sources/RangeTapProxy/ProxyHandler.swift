@@ -249,13 +249,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
-        let offer = directHeadOffer(for: p, trailers: te.contains("trailers"), faulted: plan != nil, context: context)
+        let machine = ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
+        let offer = directHeadOffer(machine, faulted: plan != nil, context: context)
         wire.offer?.withdraw()
         wire.offer = offer
         let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop, offer: offer) { exchange, message in
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
-        exchanges[p.exchange] = Active(exchange: exchange, machine: ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID), gate: plan.map(FaultGate.init))
+        exchanges[p.exchange] = Active(exchange: exchange, machine: machine, gate: plan.map(FaultGate.init))
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
@@ -276,11 +277,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// ``DirectHeadOffer``), when nothing else can reach the client before it: a plain HTTP/1
     /// connection whose socket is held, no `--shape`, no `--fault` rule for this exchange,
     /// every byte of earlier responses handed to the socket, no flush waiting.
-    private func directHeadOffer(for p: Pending, trailers: Bool, faulted: Bool, context: ChannelHandlerContext) -> DirectHeadOffer? {
+    private func directHeadOffer(_ machine: ExchangeStateMachine, faulted: Bool, context: ChannelHandlerContext) -> DirectHeadOffer? {
         guard !session.tls, shared.shape == nil, !faulted, !flushQueued, let socket = wire.socket,
               let buffered = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes), buffered == 0
         else { return nil }
-        return DirectHeadOffer(socket: socket, clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: trailers)
+        return DirectHeadOffer(socket: socket, machine: machine)
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
@@ -337,7 +338,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         written.whenComplete { _ in
             if reset {
                 let deadline = NIODeadline.now() + Self.resetAckWait
-                loopBound.value.resetOnceAcknowledged(channel, below: below.value, deadline: deadline, delay: .microseconds(500))
+                loopBound.value.resetOnceAcknowledged(channel, below: below, deadline: deadline, delay: .microseconds(500))
             } else {
                 channel.close(promise: nil)
             }
@@ -352,20 +353,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// kernel has not sent yet: resetting as soon as the last write was handed to the kernel gave
     /// a client slower than the origin (curl decrypting TLS on a busy machine) 64 KiB, not the
     /// `reset-after` size.
-    private func resetOnceAcknowledged(_ channel: any Channel, below tls: ChannelHandlerContext?, deadline: NIODeadline, delay: TimeAmount) {
+    private func resetOnceAcknowledged(_ channel: any Channel, below tls: NIOLoopBound<ChannelHandlerContext?>, deadline: NIODeadline, delay: TimeAmount) {
         wire.refresh(channel)
         let acked = wire.acked.map { $0.bytes >= wire.written } ?? false
         guard !acked, !wire.unavailable, channel.isActive, NIODeadline.now() < deadline else {
             // SO_LINGER 0: close sends RST. Under TLS the close starts below the TLS handler,
             // so no close_notify goes first.
             _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-            if let tls { tls.close(promise: nil) } else { channel.close(promise: nil) }
+            if let context = tls.value { context.close(promise: nil) } else { channel.close(promise: nil) }
             return
         }
         let loopBound = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        let context = NIOLoopBound(tls, eventLoop: channel.eventLoop)
         channel.eventLoop.scheduleTask(in: delay) {
-            loopBound.value.resetOnceAcknowledged(channel, below: context.value, deadline: deadline, delay: min(delay * 2, .milliseconds(20)))
+            loopBound.value.resetOnceAcknowledged(channel, below: tls, deadline: deadline, delay: min(delay * 2, .milliseconds(20)))
         }
     }
 
@@ -489,7 +489,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     map.note(before: before, after: wire.written, size: n)
                 }
             }
-            context.flush()
+            if !flushEachSlice { context.flush() }
             if session.tls && !flushEachSlice {
                 // TLS encrypts on flush: one flush for the round puts all its records on the wire
                 // in one write(2) (a flush per slice made one per 32 KiB: 33,741 writes per GiB),

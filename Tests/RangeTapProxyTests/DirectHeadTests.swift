@@ -26,6 +26,16 @@ struct DirectHeadTests {
         (["\(method) \(origin.url(name)) \(version)", "Host: 127.0.0.1:\(origin.port)"] + headers + ["", ""]).joined(separator: "\r\n")
     }
 
+    /// Sends `request` on a fresh connection to `port` and reads the response head and
+    /// `bodyCount` body bytes, as Latin-1 text.
+    func roundTrip(_ port: Int, _ request: String, bodyCount: Int) throws -> (head: String, body: String) {
+        let client = try RawClient(port: port)
+        defer { client.close() }
+        try client.send(request)
+        let head = try client.readHead().latin1
+        return (head, try client.read(count: bodyCount).latin1)
+    }
+
     /// A quirky head: reason phrase, spacing, case, duplicates, a fold, a space before a colon,
     /// hop-by-hop fields; and the head a client must get for it.
     let quirky = "HTTP/1.1 206 Partial  Stuff\r\ncontent-range: bytes 0-99999/200000\r\nX-Pad:   three  \r\nX-Dup: 1\r\nx-dup: 2\r\nX-Fold: one\r\n\ttwo\r\nETag : \"e\"\r\nKeep-Alive: timeout=5\r\nContent-Length: 100000\r\n\r\n"
@@ -34,11 +44,9 @@ struct DirectHeadTests {
     @Test func aLargeResponsesHeadIsSentByTheUpstreamThreadByteForByte() async throws {
         try origin.respond("big", with: quirky + body)
         let proxy = try await ProxyHarness()
-        let client = try RawClient(port: proxy.port)
-        try client.send(get("big"))
-        #expect(try client.readHead().latin1 == quirkyForwarded)
-        #expect(try client.read(count: 100_000).latin1 == body)
-        client.close()
+        let r = try roundTrip(proxy.port, get("big"), bodyCount: 100_000)
+        #expect(r.head == quirkyForwarded)
+        #expect(r.body == body)
         #expect(proxy.server.directResponseHeads == 1)
         let capture = try await proxy.stopAndRead()
         let ex = try #require(capture.exchanges.first)
@@ -50,11 +58,9 @@ struct DirectHeadTests {
         let small = quirky.replacingOccurrences(of: "Content-Length: 100000", with: "Content-Length: 10")
         try origin.respond("small", with: small + "0123456789")
         let proxy = try await ProxyHarness()
-        let client = try RawClient(port: proxy.port)
-        try client.send(get("small"))
-        #expect(try client.readHead().latin1 == quirkyForwarded.replacingOccurrences(of: "Content-Length: 100000", with: "Content-Length: 10"))
-        #expect(try client.read(count: 10).latin1 == "0123456789")
-        client.close()
+        let r = try roundTrip(proxy.port, get("small"), bodyCount: 10)
+        #expect(r.head == quirkyForwarded.replacingOccurrences(of: "Content-Length: 100000", with: "Content-Length: 10"))
+        #expect(r.body == "0123456789")
         #expect(proxy.server.directResponseHeads == 0)
         await proxy.server.stop()
     }
@@ -133,11 +139,9 @@ struct DirectHeadTests {
 
         try origin.respond("big", with: quirky + body)
         let shaped = try await ProxyHarness { $0.shape = try? ShapeSpec(parsing: "rate=400mbit") }
-        let c2 = try RawClient(port: shaped.port)
-        try c2.send(get("big"))
-        #expect(try c2.readHead().latin1 == quirkyForwarded)
-        #expect(try c2.read(count: 100_000).latin1 == body)
-        c2.close()
+        let r = try roundTrip(shaped.port, get("big"), bodyCount: 100_000)
+        #expect(r.head == quirkyForwarded)
+        #expect(r.body == body)
         #expect(shaped.server.directResponseHeads == 0)
         await shaped.server.stop()
     }
