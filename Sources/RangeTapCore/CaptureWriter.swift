@@ -54,7 +54,7 @@ public final class CaptureWriter: @unchecked Sendable {
     /// The clock all events are stamped with.
     public let clock: MonotonicClock
     private let options: Options
-    private let observer: (@Sendable (CaptureEvent) -> Void)?
+    private let observer: (@Sendable ([CaptureEvent]) -> Void)?
     private let onFailure: (@Sendable (CaptureError) -> Void)?
 
     // Guarded by `condition`.
@@ -94,9 +94,10 @@ public final class CaptureWriter: @unchecked Sendable {
 
     /// Creates `path` (which must not exist yet, or be an empty directory), writes the header
     /// and starts the writer thread. `observer` sees every event, on the writer thread, after
-    /// it is on disk. `onFailure` is called once, on the writer thread, when a write fails:
+    /// it is on disk: the events of each batch the writer wrote, in order, in one call (a
+    /// player's many small exchanges share batches; see ``Options/batchDelay``). `onFailure` is called once, on the writer thread, when a write fails:
     /// recording stops there (see ``writeError``).
-    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable (CaptureEvent) -> Void)? = nil, onFailure: (@Sendable (CaptureError) -> Void)? = nil) throws(CaptureError) {
+    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable ([CaptureEvent]) -> Void)? = nil, onFailure: (@Sendable (CaptureError) -> Void)? = nil) throws(CaptureError) {
         self.path = path
         self.clock = clock
         self.options = options
@@ -325,7 +326,7 @@ public final class CaptureWriter: @unchecked Sendable {
                 }
             }
             if !lines.isEmpty, let error = Self.writeAll(eventsFD, lines) { fail("events.jsonl: \(error)") }
-            if let observer, !stoppedByFailure { for e in written { observer(e) } }
+            if let observer, !stoppedByFailure, !written.isEmpty { observer(written) }
             release(batchBytes, items: batch.count)
         }
         if eventsFD >= 0 { _ = closeFD(eventsFD) }

@@ -57,6 +57,25 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
         return Substring(c.unicodeScalars[..<colon])
     }
 
+    /// The value (as ``value`` reads it) when this is a field line named `fieldName`, ignoring
+    /// ASCII case; nil otherwise, and always nil when `fieldName` is no token.
+    ///
+    /// What `name` and `value` give, without finding the line's own name first: a line named
+    /// `fieldName` is `fieldName`'s bytes (ignoring case) then a colon, and no other line is
+    /// (a token holds no colon). Lookups by name run for every line of every head the capture's
+    /// readers and the live log see.
+    public func value(ifNamed fieldName: String) -> Substring? {
+        let u = raw.utf8
+        let n = fieldName.utf8
+        guard !n.isEmpty, u.count > n.count else { return nil }
+        let colon = u.index(u.startIndex, offsetBy: n.count)
+        guard u[colon] == HeaderByte.colon, HeaderByte.equalsIgnoringASCIICase(u[..<colon], n),
+              n.allSatisfy(HeaderByte.isToken)
+        else { return nil }
+        let c = content
+        return Substring(c.unicodeScalars[c.utf8.index(after: colon)...]).trimmingHTTPWhitespace()
+    }
+
     /// Whether this is a field line named `other`, ignoring ASCII case (field names are tokens).
     public func isNamed(_ other: String) -> Bool {
         name.map { HeaderByte.equalsIgnoringASCIICase($0, other) } ?? false
@@ -87,18 +106,14 @@ extension Array where Element == HeaderLine {
     /// Values of every field named `name`, compared ignoring ASCII case (field names are tokens,
     /// RFC 9110 §5.1), in order.
     public func values(named name: String) -> [Substring] {
-        compactMap { line in
-            guard let n = line.name, HeaderByte.equalsIgnoringASCIICase(n, name) else { return nil }
-            return line.value
-        }
+        compactMap { $0.value(ifNamed: name) }
     }
 
     /// The first value of the field named `name` (case-insensitive).
     public func first(named name: String) -> String? {
         // As `values(named:).first`, without reading every line and building the array.
         for line in self {
-            guard let n = line.name, HeaderByte.equalsIgnoringASCIICase(n, name), let value = line.value else { continue }
-            return String(value)
+            if let value = line.value(ifNamed: name) { return String(value) }
         }
         return nil
     }

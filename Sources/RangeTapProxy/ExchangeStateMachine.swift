@@ -133,8 +133,18 @@ struct ExchangeStateMachine {
         var transferEncoding: [HeaderLine] = []
         var hasLength = false
         for line in lines.dropFirst() {
-            let field = line.removingSpaceBeforeColon()
-            guard let name = field.name else { continue }
+            // A line with a name is a well-formed field (no space before its colon to remove):
+            // only other lines pay for the repair.
+            let field: HeaderLine
+            let name: Substring
+            if let n = line.name {
+                field = line
+                name = n
+            } else {
+                field = line.removingSpaceBeforeColon()
+                guard let n = field.name else { continue }
+                name = n
+            }
             if HeaderByte.equalsIgnoringASCIICase(name.utf8, "transfer-encoding".utf8) {
                 transferEncoding.append(field)
             } else if !hasLength, HeaderByte.equalsIgnoringASCIICase(name.utf8, "content-length".utf8) {

@@ -30,36 +30,47 @@ final class LiveLog: Sendable {
 
     var summary: RecordingSummary { state.withLock { $0.summary } }
 
-    func observe(_ event: CaptureEvent) {
-        let line: String? = state.withLock { s in
-            switch event {
-            case .connectionOpen: s.summary.connections += 1
-            case .error(let e) where e.exchange == nil:
-                s.summary.errors += 1
-                return "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
-            case .fault(let f):
-                // As it fires, before the exchange's own line.
-                _ = s.log.apply(event)
-                return "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
-            case .shape(let e):
-                _ = s.log.apply(event)
-                return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"
-            default: break
+    /// Takes one batch of written events (see ``CaptureWriter``) and hands the sink the lines
+    /// of the exchanges they finished in one call, newline-separated: one `write(2)` to stderr
+    /// per batch rather than one per exchange.
+    func observe(_ events: [CaptureEvent]) {
+        let lines: [String] = state.withLock { s in
+            var lines: [String] = []
+            for event in events {
+                if let line = Self.line(for: event, in: &s) { lines.append(line) }
             }
-            guard let done = s.log.apply(event) else { return nil }
-            s.log.forget(done.id)
-            s.summary.exchanges += 1
-            // An intercepted tunnel's bytes are its requests' bodies, already counted (encrypted).
-            if case .tunnel(let t) = event, t.intercepted == true {} else { s.summary.bytes += done.bytesReceived }
-            switch done.outcome {
-            case .cancelled: s.summary.cancels += 1
-            case .failed: s.summary.errors += 1
-            default: break
-            }
-            if case .tunnel = event { s.summary.tunnels += 1 }
-            return done.summaryLine
+            return lines
         }
-        if let line, let sink { sink(line) }
+        if !lines.isEmpty, let sink { sink(lines.joined(separator: "\n")) }
+    }
+
+    private static func line(for event: CaptureEvent, in s: inout (log: ExchangeLog, summary: RecordingSummary)) -> String? {
+        switch event {
+        case .connectionOpen: s.summary.connections += 1
+        case .error(let e) where e.exchange == nil:
+            s.summary.errors += 1
+            return "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
+        case .fault(let f):
+            // As it fires, before the exchange's own line.
+            _ = s.log.apply(event)
+            return "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
+        case .shape(let e):
+            _ = s.log.apply(event)
+            return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"
+        default: break
+        }
+        guard let done = s.log.apply(event) else { return nil }
+        s.log.forget(done.id)
+        s.summary.exchanges += 1
+        // An intercepted tunnel's bytes are its requests' bodies, already counted (encrypted).
+        if case .tunnel(let t) = event, t.intercepted == true {} else { s.summary.bytes += done.bytesReceived }
+        switch done.outcome {
+        case .cancelled: s.summary.cancels += 1
+        case .failed: s.summary.errors += 1
+        default: break
+        }
+        if case .tunnel = event { s.summary.tunnels += 1 }
+        return done.summaryLine
     }
 
     /// The capture could not be written: say so at once. The proxy goes on forwarding.

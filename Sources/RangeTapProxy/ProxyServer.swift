@@ -27,7 +27,8 @@ public final class ProxyServer: Sendable {
     public let createdCertificateAuthority: Bool
 
     /// Creates the capture and the upstream engine; nothing listens until ``start()``.
-    /// `lineSink` receives one line per finished exchange (the CLI prints them to stderr).
+    /// `lineSink` receives one line per finished exchange (the CLI prints them to stderr), the
+    /// lines of one capture batch in one call, separated by newlines.
     public init(configuration: ProxyConfiguration, logger: Logger, lineSink: (@Sendable (String) -> Void)? = nil) throws(ProxyError) {
         if !configuration.allowRemote && !configuration.listensOnLoopback {
             throw .remoteListenNotAllowed(configuration.listenHost)

@@ -125,8 +125,8 @@ struct CaptureWriterReaderTests {
         let tmp = try TemporaryDirectory()
         let path = tmp.path + "/nested/a.rtap"
         let observed = EventSink()
-        let writer = try CaptureWriter(path: path, header: header(), clock: MonotonicClock()) { event in
-            observed.events.withLock { $0.append(event) }
+        let writer = try CaptureWriter(path: path, header: header(), clock: MonotonicClock()) { batch in
+            observed.events.withLock { $0.append(contentsOf: batch) }
         }
         let scenario = Scenario()
         let recorded = scenario.record(into: writer)

@@ -23,6 +23,30 @@ struct JSONLineBuilderStringTests {
         }
     }
 
+    /// Integers are written digit by digit now; the text must be `String(n)`'s, for every width
+    /// the capture uses, the extremes and numbers around each power of ten.
+    @Test func integersAreSpelledAsStringSpellsThem() {
+        var generator = SeededGenerator(seed: 0x150B)
+        var numbers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var p: Int64 = 1
+        for _ in 0..<18 {
+            p *= 10
+            numbers += [p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]
+        }
+        for _ in 0..<20000 {
+            numbers.append(Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...63, using: &generator))
+        }
+        for n in numbers {
+            var builder = JSONLineBuilder()
+            builder.add("n", n)
+            builder.add("i", Int(truncatingIfNeeded: n))
+            builder.add("u", UInt64(truncatingIfNeeded: n))
+            builder.add("s", Int32(truncatingIfNeeded: n))
+            let expected = "{\"n\":\(n),\"i\":\(Int(truncatingIfNeeded: n)),\"u\":\(UInt64(truncatingIfNeeded: n)),\"s\":\(Int32(truncatingIfNeeded: n))}\n"
+            #expect(builder.finish() == Array(expected.utf8), Comment(rawValue: String(n)))
+        }
+    }
+
     /// The encoding as the scalar loop wrote it.
     private func scalarLoop(_ s: String) -> [UInt8] {
         var bytes: [UInt8] = [0x22]

@@ -108,12 +108,19 @@ struct ClientErrorMessageTests {
         let lines = LinesBox()
         let live = LiveLog { lines.append($0) }
         let url = "http://user:hunter2@127.0.0.1:1/a\u{1B}[2J"
-        live.observe(.request(RequestEvent(t: 1, exchange: 1, connection: 1, method: "GET", target: url, version: "HTTP/1.1", url: url, headers: [])))
-        live.observe(.response(ResponseEvent(t: 2, exchange: 1, status: 200, lines: ["HTTP/1.1 200 OK\r\n", "X: \u{1B}]0;x\u{07}\r\n", "\r\n"].map(HeaderLine.init(raw:)), reused: false, upstreamPort: nil)))
-        live.observe(.error(ErrorEvent(t: 3, exchange: 1, connection: 1, kind: .upstream, message: "upstream failed: \u{1B}[1A\u{1B}[2K forged", curlCode: 56)))
-        live.observe(.error(ErrorEvent(t: 4, exchange: nil, connection: 2, kind: .badRequest, message: "bad \u{1B}[31m http://a:secret@h/", status: 400)))
+        live.observe([
+            .request(RequestEvent(t: 1, exchange: 1, connection: 1, method: "GET", target: url, version: "HTTP/1.1", url: url, headers: [])),
+            .response(ResponseEvent(t: 2, exchange: 1, status: 200, lines: ["HTTP/1.1 200 OK\r\n", "X: \u{1B}]0;x\u{07}\r\n", "\r\n"].map(HeaderLine.init(raw:)), reused: false, upstreamPort: nil)),
+        ])
+        #expect(lines.all.isEmpty, "no exchange ended yet: \(lines.all)")
+        live.observe([
+            .error(ErrorEvent(t: 3, exchange: 1, connection: 1, kind: .upstream, message: "upstream failed: \u{1B}[1A\u{1B}[2K forged", curlCode: 56)),
+            .error(ErrorEvent(t: 4, exchange: nil, connection: 2, kind: .badRequest, message: "bad \u{1B}[31m http://a:secret@h/", status: 400)),
+        ])
+        // One call for the batch: the exchange's line and the connection's, newline-separated.
         let all = lines.all.joined(separator: "\n")
-        #expect(lines.all.count == 2, "\(all)")
+        #expect(lines.all.count == 1, "\(all)")
+        #expect(all.split(separator: "\n").count == 2 && all.hasPrefix("#1 GET ") && all.contains("\nconn 2 ERROR "), "\(all)")
         #expect(!all.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(all)")
         #expect(all.contains("\\x1B[1A\\x1B[2K forged"), "\(all)")
         #expect(!all.contains("hunter2") && !all.contains("secret"), "\(all)")

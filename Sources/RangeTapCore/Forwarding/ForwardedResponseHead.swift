@@ -62,7 +62,11 @@ public struct ForwardedResponseHead: Sendable, Hashable {
             }
         }
 
-        let listed = Self.connectionTokens(items.filter { $0.isField && $0.lowercasedName == "connection" }.map(\.value))
+        var connectionValues: [Substring] = []
+        for item in items where item.isField && HeaderByte.equalsIgnoringASCIICase(item.name, "connection") {
+            connectionValues.append(item.value)
+        }
+        let listed = connectionValues.isEmpty ? [] : Self.connectionTokens(connectionValues)
         var changes: [HeadChange] = []
         var fields: [String] = []
         for item in items {
@@ -70,9 +74,9 @@ public struct ForwardedResponseHead: Sendable, Hashable {
             guard item.isField else { continue }
             if item.containsBareCR {
                 changes.append(HeadChange(.bareCR, original: item.sources))
-            } else if hopByHop.contains(item.lowercasedName) {
+            } else if Self.contains(hopByHop, item.name) {
                 changes.append(HeadChange(.hopByHop, original: item.sources))
-            } else if listed.contains(item.lowercasedName) {
+            } else if Self.contains(listed, item.name) {
                 changes.append(HeadChange(.connectionListed, original: item.sources))
             } else {
                 fields.append(item.line)
@@ -81,6 +85,13 @@ public struct ForwardedResponseHead: Sendable, Hashable {
         if !bareLF.isEmpty { changes.append(HeadChange(.bareLF, original: bareLF)) }
         self.fields = fields
         self.changes = changes
+    }
+
+    /// Whether `names` (lowercased) holds `name`, ignoring ASCII case: what
+    /// `names.contains(name lowercased)` answers, without a lowercased copy and its hash for every
+    /// field of every response (the sets hold a few names).
+    private static func contains(_ names: Set<String>, _ name: Substring) -> Bool {
+        names.contains { HeaderByte.equalsIgnoringASCIICase($0.utf8, name.utf8) }
     }
 
     /// Lowercased names the `Connection` values list.
@@ -110,7 +121,8 @@ private struct PendingLine {
     private var folds: [String] = []
     /// The upstream line, to send as it is: set while it is unchanged and ends in CRLF.
     private var unchanged: String?
-    let lowercasedName: String
+    /// The field name as spelled (empty for a dropped line).
+    let name: Substring
     private(set) var containsBareCR: Bool
     /// Whether this is a field (`false`: a dropped line, its change in ``repairs``).
     let isField: Bool
@@ -122,7 +134,7 @@ private struct PendingLine {
     init(_ line: HeaderLine, original: HeaderLine? = nil) {
         text = line.content
         source = (original ?? line).raw
-        lowercasedName = line.name.map(HeaderByte.asciiLowercased) ?? ""
+        name = line.name ?? ""
         containsBareCR = line.containsBareCR || (original?.containsBareCR ?? false)
         isField = true
         if let original {
@@ -135,7 +147,7 @@ private struct PendingLine {
     init(dropping line: HeaderLine, _ reason: HeadChange.Reason) {
         text = ""
         source = line.raw
-        lowercasedName = ""
+        name = ""
         containsBareCR = line.containsBareCR
         isField = false
         dropped = HeadChange(reason, original: [line.raw])

@@ -16,11 +16,46 @@ public struct StatusLine: Sendable, Hashable {
     /// Reads `line` (terminator ignored): a first word starting with `HTTP/`, then a number;
     /// nil for anything else.
     public init?(_ line: HeaderLine) {
-        let parts = line.content.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else { return nil }
+        let content = line.content
+        guard let parts = Self.asciiWords(content) ?? Self.characterWords(content),
+              parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1])
+        else { return nil }
         version = parts[0]
         self.status = status
         reason = parts.count > 2 ? parts[2] : ""
+    }
+
+    /// Up to three words: what `split(separator: " ", maxSplits: 2)` gives.
+    static func characterWords(_ content: Substring) -> [Substring]? {
+        content.split(separator: " ", maxSplits: 2)
+    }
+
+    /// ``characterWords(_:)`` for an all-ASCII line, read byte by byte (in ASCII every character
+    /// but CR LF is one byte, and a space never joins another character), or nil for any other
+    /// line. The character split broke every status line into grapheme clusters, several times
+    /// per response on the upstream thread (docs/performance.md, "Seventh round").
+    static func asciiWords(_ content: Substring) -> [Substring]? {
+        let u = content.utf8
+        guard u.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let space = UInt8(ascii: " ")
+        var i = u.startIndex
+        func skipSpaces() { while i < u.endIndex, u[i] == space { u.formIndex(after: &i) } }
+        func word() -> Substring {
+            let start = i
+            while i < u.endIndex, u[i] != space { u.formIndex(after: &i) }
+            return content[start..<i]
+        }
+        var words: [Substring] = []
+        skipSpaces()
+        guard i < u.endIndex else { return words }
+        words.append(word())
+        skipSpaces()
+        guard i < u.endIndex else { return words }
+        words.append(word())
+        guard i < u.endIndex else { return words }
+        u.formIndex(after: &i)
+        if i < u.endIndex { words.append(content[i...]) }
+        return words
     }
 
     /// The status code of `line`, or 0 when it is missing or no status line.
