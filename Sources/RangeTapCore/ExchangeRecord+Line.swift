@@ -14,7 +14,7 @@ extension ExchangeRecord {
         s += " -> \(status.map(String.init) ?? "---")"
         if let cr = contentRange { s += " [\(cr)]" }
         s += " \(bytesReceived) B"
-        if let ms = durationMs { s += String(format: " %.1f ms", ms) }
+        if let end { s += " " + Self.milliseconds(end.subtractingSaturating(start)) + " ms" }
         if upstreamReused == true { s += " reused" }
         switch outcome {
         case .cancelled:
@@ -25,5 +25,21 @@ extension ExchangeRecord {
         case .complete: break
         }
         return s
+    }
+
+    /// `String(format: "%.1f", Double(nanoseconds) / 1e6)`, the duration the live log prints,
+    /// from the integer: `String(format:)` went through Foundation's formatter for every exchange
+    /// (most of the time the live log took, docs/performance.md "Seventh round").
+    ///
+    /// Rounding the integer half up gives what `%.1f` gives for the `Double` whenever the exact
+    /// value is no tie: a tie between two tenths of a millisecond is a whole number of
+    /// nanoseconds, and below 2^50 ns (13 days) the `Double` lies within an eighth of a
+    /// nanosecond of the exact value. At a tie (and for negative or huge values) the formatter itself answers.
+    static func milliseconds(_ nanoseconds: Int64) -> String {
+        guard nanoseconds >= 0, nanoseconds < 1 << 50, nanoseconds % 100_000 != 50_000 else {
+            return String(format: "%.1f", Double(nanoseconds) / 1e6)
+        }
+        let tenths = (nanoseconds + 50_000) / 100_000
+        return String(tenths / 10) + "." + String(tenths % 10)
     }
 }

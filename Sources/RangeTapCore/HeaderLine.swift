@@ -78,11 +78,23 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this is a field line named `other`, ignoring ASCII case (field names are tokens).
     public func isNamed(_ other: String) -> Bool {
-        name.map { HeaderByte.equalsIgnoringASCIICase($0, other) } ?? false
+        let u = raw.utf8
+        let n = other.utf8
+        guard !n.isEmpty, u.count > n.count else { return false }
+        let colon = u.index(u.startIndex, offsetBy: n.count)
+        return u[colon] == HeaderByte.colon && HeaderByte.equalsIgnoringASCIICase(u[..<colon], n) && n.allSatisfy(HeaderByte.isToken)
     }
 
-    /// Whether this line ends a head.
-    public var isBlank: Bool { content.isEmpty }
+    /// Whether this line ends a head: nothing but its terminator (`\r\n`, `\n`) or nothing at all.
+    public var isBlank: Bool {
+        let u = raw.utf8
+        switch u.count {
+        case 0: return true
+        case 1: return u.first == HeaderByte.lf
+        case 2: return u.first == HeaderByte.cr && u.last == HeaderByte.lf
+        default: return false
+        }
+    }
 
     /// The same line with its value replaced by `<redacted>`, name case and terminator kept.
     public func redacted() -> HeaderLine {
@@ -95,8 +107,7 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the value is a secret that captures redact by default.
     public var isSecret: Bool {
-        guard let name else { return false }
-        return Self.secretNames.contains { HeaderByte.equalsIgnoringASCIICase(name, $0) }
+        Self.secretNames.contains { isNamed($0) }
     }
 
     public var description: String { raw }

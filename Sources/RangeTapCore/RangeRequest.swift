@@ -110,11 +110,28 @@ func parseDecimal(_ s: Substring) -> Int64? {
 
 extension StringProtocol {
     /// Drops leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
+    ///
+    /// Trims by characters: a space that a combining mark follows (or a prepended mark precedes)
+    /// is part of a larger character and stays. Read byte by byte when the bytes next to the
+    /// whitespace are ASCII, which no such mark is (every header value's read goes through here).
     public func trimmingHTTPWhitespace() -> Substring {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return s
+        let s = Substring(self)
+        let u = s.utf8
+        var start = u.startIndex
+        var end = u.endIndex
+        while start < end, u[start] == HeaderByte.space || u[start] == HeaderByte.tab { u.formIndex(after: &start) }
+        while end > start {
+            let last = u.index(before: end)
+            guard u[last] == HeaderByte.space || u[last] == HeaderByte.tab else { break }
+            end = last
+        }
+        let leadingSafe = start == u.startIndex || start == u.endIndex || u[start] < 0x80
+        let trailingSafe = end == u.endIndex || end == start || u[u.index(before: end)] < 0x80
+        if leadingSafe && trailingSafe { return s[start..<end] }
+        var c = s
+        while let first = c.first, first == " " || first == "\t" { c = c.dropFirst() }
+        while let last = c.last, last == " " || last == "\t" { c = c.dropLast() }
+        return c
     }
 }
 

@@ -32,6 +32,7 @@ struct HeaderLineByteReadingTests {
             #expect(line.lineEnding == reference.lineEnding, context)
             #expect(line.containsBareCR == reference.containsBareCR, context)
             #expect(line.isSecret == reference.isSecret, context)
+            #expect(line.isBlank == reference.content.isEmpty, context)
             // The last four are no tokens (lookups by them find nothing).
             for name in ["content-range", "Set-Cookie", "connection", "a", "A", "", "a b", "Set-Cookie:", "\u{301}"] {
                 #expect([line].values(named: name).map(scalars) == reference.values(named: name).map(scalars), context)
