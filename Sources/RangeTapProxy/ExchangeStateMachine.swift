@@ -129,25 +129,13 @@ struct ExchangeStateMachine {
         changes += versionChange
 
         // One pass over the field lines (as forwarded: whitespace before a colon removed), each
-        // name read once.
+        // line's bytes compared with the two names (no name read out of every line).
         var transferEncoding: [HeaderLine] = []
         var hasLength = false
         for line in lines.dropFirst() {
-            // A line with a name is a well-formed field (no space before its colon to remove):
-            // only other lines pay for the repair.
-            let field: HeaderLine
-            let name: Substring
-            if let n = line.name {
-                field = line
-                name = n
-            } else {
-                field = line.removingSpaceBeforeColon()
-                guard let n = field.name else { continue }
-                name = n
-            }
-            if HeaderByte.equalsIgnoringASCIICase(name.utf8, "transfer-encoding".utf8) {
+            if let field = Self.forwardedField(line, named: "transfer-encoding") {
                 transferEncoding.append(field)
-            } else if !hasLength, HeaderByte.equalsIgnoringASCIICase(name.utf8, "content-length".utf8) {
+            } else if !hasLength, Self.forwardedField(line, named: "content-length") != nil {
                 hasLength = true
             }
         }
@@ -197,6 +185,24 @@ struct ExchangeStateMachine {
         }
         let text = statusLine + fields.joined() + "\r\n"
         return .writeHead(ClientHead(status: status, bytes: Latin1.bytes(text), framing: framing, changes: changes))
+    }
+
+    /// `line` as forwarded (whitespace between name and colon removed) when it is a field named
+    /// `name` (a token), ignoring ASCII case; nil otherwise. What
+    /// `line.removingSpaceBeforeColon()` and its `name` answer, read only as far as the name.
+    static func forwardedField(_ line: HeaderLine, named name: String) -> HeaderLine? {
+        let u = line.raw.utf8
+        let n = name.utf8
+        guard u.count > n.count else { return nil }
+        let after = u.index(u.startIndex, offsetBy: n.count)
+        guard HeaderByte.equalsIgnoringASCIICase(u[..<after], n) else { return nil }
+        switch u[after] {
+        case UInt8(ascii: ":"): return line
+        case UInt8(ascii: " "), UInt8(ascii: "\t"):
+            let field = line.removingSpaceBeforeColon()
+            return field.isNamed(name) ? field : nil
+        default: return nil
+        }
     }
 
     /// Whether the client speaks HTTP/2 (this exchange is one stream).

@@ -33,6 +33,8 @@ struct HeaderLineByteReadingTests {
             #expect(line.containsBareCR == reference.containsBareCR, context)
             #expect(line.isSecret == reference.isSecret, context)
             #expect(line.isBlank == reference.content.isEmpty, context)
+            // The response head reads a line with a name as a field without asking its syntax.
+            #expect((line.name != nil) == (line.syntax == .field), context)
             // The last four are no tokens (lookups by them find nothing).
             for name in ["content-range", "Set-Cookie", "connection", "a", "A", "", "a b", "Set-Cookie:", "\u{301}"] {
                 #expect([line].values(named: name).map(scalars) == reference.values(named: name).map(scalars), context)

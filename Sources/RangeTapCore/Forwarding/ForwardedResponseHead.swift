@@ -37,7 +37,17 @@ public struct ForwardedResponseHead: Sendable, Hashable {
         // a flag: asking `items` for each continuation line made a head of N such lines cost N²).
         var onlyLeadingWhitespace = true
         lines: for line in lines.dropFirst() {
-            if line.lineEnding == .bareLF { bareLF.append(line.raw) }
+            let ending = line.lineEnding
+            if ending == .bareLF { bareLF.append(line.raw) }
+            // The common line, read once: a line with a name is a well-formed field (see
+            // ``HeaderLine/Syntax/field``); only other lines are read for their syntax.
+            let content = line.content
+            if let name = HeaderLine.name(in: content) {
+                items.append(PendingLine(field: line, content: content, name: name, ending: ending))
+                foldTarget = items.count - 1
+                onlyLeadingWhitespace = false
+                continue
+            }
             switch line.syntax {
             case .blank:
                 break lines
@@ -142,6 +152,17 @@ private struct PendingLine {
         } else if line.lineEnding == .crlf {
             unchanged = line.raw
         }
+    }
+
+    /// A well-formed field line: `content` is the line's, `name` its name, `ending` how it ends
+    /// (what `init(_:)` reads again from the line).
+    init(field line: HeaderLine, content: Substring, name: Substring, ending: HeaderLine.LineEnding) {
+        text = content
+        source = line.raw
+        self.name = name
+        containsBareCR = content.utf8.contains(HeaderByte.cr)
+        isField = true
+        if ending == .crlf { unchanged = line.raw }
     }
 
     init(dropping line: HeaderLine, _ reason: HeadChange.Reason) {

@@ -17,16 +17,50 @@ public struct StatusLine: Sendable, Hashable {
     /// nil for anything else.
     public init?(_ line: HeaderLine) {
         let content = line.content
-        guard let parts = Self.asciiWords(content) ?? Self.characterWords(content),
-              parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1])
-        else { return nil }
+        let parts: [Substring]
+        let code: Int?
+        if let ascii = Self.asciiWords(content) {
+            // The same checks on bytes (`hasPrefix` and `Int(_:)` of a substring compare and
+            // parse characters).
+            parts = ascii
+            guard parts.count >= 2, parts[0].utf8.starts(with: "HTTP/".utf8) else { return nil }
+            code = Self.decimal(parts[1].utf8)
+        } else {
+            parts = Self.characterWords(content)
+            guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return nil }
+            code = Int(parts[1])
+        }
+        guard let code else { return nil }
         version = parts[0]
-        self.status = status
+        self.status = code
         reason = parts.count > 2 ? parts[2] : ""
     }
 
+    /// `Int(_:)` of ASCII text: an optional `+` or `-`, then one or more decimal digits; nil
+    /// for anything else and for a number `Int` cannot hold.
+    static func decimal(_ u: Substring.UTF8View) -> Int? {
+        var i = u.startIndex
+        var negative = false
+        if i < u.endIndex, u[i] == UInt8(ascii: "+") || u[i] == UInt8(ascii: "-") {
+            negative = u[i] == UInt8(ascii: "-")
+            u.formIndex(after: &i)
+        }
+        guard i < u.endIndex else { return nil }
+        var n = 0
+        while i < u.endIndex {
+            let digit = u[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, o1) = n.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times10.subtractingReportingOverflow(Int(digit)) : times10.addingReportingOverflow(Int(digit))
+            if o1 || o2 { return nil }
+            n = next
+            u.formIndex(after: &i)
+        }
+        return n
+    }
+
     /// Up to three words: what `split(separator: " ", maxSplits: 2)` gives.
-    static func characterWords(_ content: Substring) -> [Substring]? {
+    static func characterWords(_ content: Substring) -> [Substring] {
         content.split(separator: " ", maxSplits: 2)
     }
 
