@@ -108,6 +108,17 @@ public struct ForwardedResponseHead: Sendable, Hashable {
     static func connectionTokens(_ values: [Substring]) -> Set<String> {
         var set = Set<String>()
         for v in values {
+            // ASCII values (all real ones) split by bytes: a comma is one character there.
+            if v.utf8.allSatisfy({ $0 < 0x80 }) {
+                var start = v.utf8.startIndex
+                while start < v.utf8.endIndex {
+                    let end = v.utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? v.utf8.endIndex
+                    let t = v[start..<end].trimmingHTTPWhitespace()
+                    if !t.isEmpty { set.insert(HeaderByte.asciiLowercased(t)) }
+                    start = end < v.utf8.endIndex ? v.utf8.index(after: end) : end
+                }
+                continue
+            }
             for token in v.split(separator: ",") {
                 let t = token.trimmingHTTPWhitespace()
                 if !t.isEmpty { set.insert(t.lowercased()) }
