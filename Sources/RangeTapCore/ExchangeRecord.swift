@@ -154,22 +154,24 @@ public struct ExchangeLog: Sendable {
             exchanges[r.exchange]?.interimStatuses.append(r.status)
             return nil
         case .response(let r):
-            guard var rec = exchanges[r.exchange] else { return nil }
-            rec.status = r.status
-            rec.responseLines = r.lines
-            rec.contentRange = r.lines.first(named: "Content-Range")
-            rec.upstreamReused = r.reused
-            rec.upstreamPort = r.upstreamPort
-            rec.responseAt = r.t
-            exchanges[r.exchange] = rec
+            update(r.exchange) { rec in
+                rec.status = r.status
+                rec.responseLines = r.lines
+                rec.contentRange = r.lines.first(named: "Content-Range")
+                rec.upstreamReused = r.reused
+                rec.upstreamPort = r.upstreamPort
+                rec.responseAt = r.t
+            }
             return nil
         case .chunk(let c):
-            guard exchanges[c.exchange] != nil else { return nil }
-            exchanges[c.exchange]!.bytesReceived = exchanges[c.exchange]!.bytesReceived.addingSaturating(Int64(c.size))
-            exchanges[c.exchange]!.chunkCount += 1
-            if exchanges[c.exchange]!.firstChunkAt == nil { exchanges[c.exchange]!.firstChunkAt = c.t }
-            exchanges[c.exchange]!.lastChunkAt = c.t
-            if keepChunks { exchanges[c.exchange]!.chunks.append(c) }
+            let keepChunks = keepChunks
+            update(c.exchange) { rec in
+                rec.bytesReceived = rec.bytesReceived.addingSaturating(Int64(c.size))
+                rec.chunkCount += 1
+                if rec.firstChunkAt == nil { rec.firstChunkAt = c.t }
+                rec.lastChunkAt = c.t
+                if keepChunks { rec.chunks.append(c) }
+            }
             return nil
         case .end(let e):
             return finish(e.exchange, t: e.t) { rec in
@@ -229,19 +231,30 @@ public struct ExchangeLog: Sendable {
         }
     }
 
-    private mutating func finish(_ ex: Int, t: CaptureTime, _ update: (inout ExchangeRecord) -> Void) -> ExchangeRecord? {
-        guard var rec = exchanges[ex] else { return nil }
-        rec.end = t
-        update(&rec)
-        exchanges[ex] = rec
-        return rec
+    private mutating func finish(_ ex: Int, t: CaptureTime, _ change: (inout ExchangeRecord) -> Void) -> ExchangeRecord? {
+        guard let index = exchanges.index(forKey: ex) else { return nil }
+        exchanges.values[index].end = t
+        change(&exchanges.values[index])
+        return exchanges.values[index]
+    }
+
+    /// Changes the record of `ex` in place, if there is one (a record copied out and back
+    /// retained and released every field of it, for every event).
+    private mutating func update(_ ex: Int, _ change: (inout ExchangeRecord) -> Void) {
+        guard let index = exchanges.index(forKey: ex) else { return }
+        change(&exchanges.values[index])
     }
 
     /// Exchanges in request order.
     public var records: [ExchangeRecord] { order.compactMap { exchanges[$0] } }
 
-    /// Drops a finished exchange (live logging keeps memory flat this way).
+    /// Drops a finished exchange (live logging keeps memory flat this way): its record, and
+    /// in time its place in ``order`` (which is compacted once it holds twice as many ids as
+    /// there are records, so a long session's log stays as small as its open exchanges).
     public mutating func forget(_ ex: Int) {
         exchanges.removeValue(forKey: ex)
+        if order.count > 64 && order.count > 2 * exchanges.count {
+            order.removeAll { exchanges[$0] == nil }
+        }
     }
 }
