@@ -53,7 +53,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// to acknowledge their last bytes, and those waiting for an aborted transfer to stop.
     private var exchanges: [Int: Active] = [:]
     private var settleDelay: TimeAmount = .milliseconds(1)
-    private var settleCheckScheduled = false
+    /// The next check of ``exchanges`` waiting for acknowledgements, while any waits.
+    private var settleCheck: Scheduled<Void>?
     /// Set when a request body is being thrown away (refused before it was read).
     private var discardingBody = false
     private var connectionID = 0
@@ -130,6 +131,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             discardingBody = false
             requests += 1
+            // A client that sends its next request has acknowledged the bytes before it (the
+            // request's segments carry the ACK): settle what waited for that now, not at the
+            // next timed check.
+            if settleCheck != nil { checkSettling() }
             currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
             if LinkControlRequest.isControl(head) {
                 // `rangetap shape`: not an exchange, not recorded but for the shape event.
@@ -565,13 +570,18 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             exchanges[id] = a
             settle(id)
         }
-        guard waiting, !settleCheckScheduled else { return }
-        settleCheckScheduled = true
+        guard waiting else {
+            // Nothing left to wait for: a timed check would find nothing.
+            settleCheck?.cancel()
+            settleCheck = nil
+            return
+        }
+        guard settleCheck == nil else { return }
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let delay = settleDelay
         settleDelay = min(settleDelay * 2, .milliseconds(50))
-        context.eventLoop.scheduleTask(in: delay) {
-            loopBound.value.settleCheckScheduled = false
+        settleCheck = context.eventLoop.scheduleTask(in: delay) {
+            loopBound.value.settleCheck = nil
             loopBound.value.checkSettling()
         }
     }
