@@ -159,7 +159,16 @@ struct ExchangeStateMachine {
             }
             if clientVersion == .http1_1 {
                 // The origin's own line(s), as spelled: rangetap frames the body in chunks again.
-                fields += transferEncoding.map { String($0.content) + "\r\n" }
+                // A line holding a bare CR stays refused (its `bare-cr` change, made by the
+                // forwarded head): a client that takes the CR for a line end would see a field
+                // the origin did not send. When no other line is left, rangetap's own
+                // `Transfer-Encoding: chunked` (what it sends) stands in for it.
+                let clean = transferEncoding.filter { !$0.containsBareCR }
+                fields += clean.map { String($0.content) + "\r\n" }
+                if clean.isEmpty, let i = changes.firstIndex(where: { $0.reason == .bareCR && $0.original.contains { HeaderLine(raw: $0).isNamed("transfer-encoding") } }) {
+                    fields.append(Self.ownTransferEncoding)
+                    changes[i].replacement = Self.ownTransferEncoding
+                }
                 changes.removeAll { $0.reason == .hopByHop && $0.original.allSatisfy { HeaderLine(raw: $0).isNamed("transfer-encoding") } }
                 framing = noBody ? .noBody : .chunked
             } else {
@@ -204,6 +213,9 @@ struct ExchangeStateMachine {
         default: return nil
         }
     }
+
+    /// The `Transfer-Encoding` line rangetap sends when the origin's cannot be forwarded.
+    static let ownTransferEncoding = "Transfer-Encoding: chunked\r\n"
 
     /// Whether the client speaks HTTP/2 (this exchange is one stream).
     var isHTTP2: Bool { clientVersion.major == 2 }

@@ -181,6 +181,22 @@ struct ExchangeStateMachineTests {
         #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
     }
 
+    /// The forwarded head refuses a field holding a bare CR; the origin's `Transfer-Encoding`
+    /// line, which the framing puts back as spelled, was let through with its bare CR (seen at
+    /// the wire: `Transfer-Encoding: chunked\rX-Injected: 1` reached the client).
+    @Test func aTransferEncodingLineWithABareCRIsNeverSentAsSpelled() throws {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: chunked\rX-Injected: 1", "X-A: 1"]))))
+        #expect(h.text == text("HTTP/1.1 200 OK", ["X-A: 1", "Transfer-Encoding: chunked"]))
+        #expect(h.framing == .chunked)
+        #expect(h.changes == [HeadChange(.bareCR, original: ["Transfer-Encoding: chunked\rX-Injected: 1\r\n"], replacement: "Transfer-Encoding: chunked\r\n")])
+        // With a clean line beside it, the clean one is sent and the other stays dropped.
+        var n = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let both = try #require(head(of: n.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip\rX: 1", "transfer-encoding: chunked"]))))
+        #expect(both.text == text("HTTP/1.1 200 OK", ["transfer-encoding: chunked"]))
+        #expect(both.changes == [HeadChange(.bareCR, original: ["Transfer-Encoding: gzip\rX: 1\r\n"])])
+    }
+
     @Test func chunkedKeepsTheOriginsTransferEncodingLineAndTrailersNeedTE() throws {
         let lines = upstream("HTTP/1.1 200 OK", ["TRANSFER-ENCODING: chunked", "X-A: 1"])
         var plain = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
