@@ -158,18 +158,19 @@ struct ExchangeStateMachine {
                 changes.append(HeadChange(.contentLengthWithTransferEncoding, original: removed))
             }
             if clientVersion == .http1_1 {
-                // The origin's own line(s), as spelled: rangetap frames the body in chunks again.
-                // A line holding a bare CR stays refused (its `bare-cr` change, made by the
-                // forwarded head): a client that takes the CR for a line end would see a field
-                // the origin did not send. When no other line is left, rangetap's own
-                // `Transfer-Encoding: chunked` (what it sends) stands in for it.
-                let clean = transferEncoding.filter { !$0.containsBareCR }
-                fields += clean.map { String($0.content) + "\r\n" }
-                if clean.isEmpty, let i = changes.firstIndex(where: { $0.reason == .bareCR && $0.original.contains { HeaderLine(raw: $0).isNamed("transfer-encoding") } }) {
+                // The origin's own line(s), as the forwarded head would have sent them (repaired,
+                // folds joined): rangetap frames the body in chunks again. A line holding a bare
+                // CR stays refused (its `bare-cr` change): a client that takes the CR for a line
+                // end would see a field the origin did not send. When no line is left, rangetap's
+                // own `Transfer-Encoding: chunked` (what it sends) stands in.
+                fields += forwarded.transferEncoding
+                if forwarded.transferEncoding.isEmpty {
                     fields.append(Self.ownTransferEncoding)
-                    changes[i].replacement = Self.ownTransferEncoding
+                    if let i = changes.firstIndex(where: { $0.reason == .bareCR && Self.isTransferEncoding($0.original.first) }) {
+                        changes[i].replacement = Self.ownTransferEncoding
+                    }
                 }
-                changes.removeAll { $0.reason == .hopByHop && $0.original.allSatisfy { HeaderLine(raw: $0).isNamed("transfer-encoding") } }
+                changes.removeAll { $0.reason == .hopByHop && Self.isTransferEncoding($0.original.first) }
                 framing = noBody ? .noBody : .chunked
             } else {
                 changes.append(HeadChange(.transferEncodingToHTTP10, original: transferEncoding.map(\.raw)))
@@ -212,6 +213,11 @@ struct ExchangeStateMachine {
             return field.isNamed(name) ? field : nil
         default: return nil
         }
+    }
+
+    /// Whether `raw` is a `Transfer-Encoding` field line (whitespace before its colon allowed).
+    static func isTransferEncoding(_ raw: String?) -> Bool {
+        raw.map { forwardedField(HeaderLine(raw: $0), named: "transfer-encoding") != nil } ?? false
     }
 
     /// The `Transfer-Encoding` line rangetap sends when the origin's cannot be forwarded.

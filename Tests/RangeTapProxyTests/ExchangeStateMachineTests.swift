@@ -197,6 +197,22 @@ struct ExchangeStateMachineTests {
         #expect(both.changes == [HeadChange(.bareCR, original: ["Transfer-Encoding: gzip\rX: 1\r\n"])])
     }
 
+    /// A folded `Transfer-Encoding` goes back joined, as the forwarded head joins every other
+    /// folded field; only its first line went back before (`Transfer-Encoding:`, empty, for a
+    /// body rangetap frames in chunks).
+    @Test func aFoldedTransferEncodingGoesBackJoined() throws {
+        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip,", "\tchunked", "X-A: 1"]))))
+        #expect(h.text == text("HTTP/1.1 200 OK", ["X-A: 1", "Transfer-Encoding: gzip, chunked"]))
+        #expect(h.framing == .chunked)
+        #expect(h.changes == [HeadChange(.obsFold, original: ["Transfer-Encoding: gzip,\r\n", "\tchunked\r\n"], replacement: "Transfer-Encoding: gzip, chunked\r\n")])
+        // Whitespace before the colon: repaired, and not listed as dropped.
+        var n = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        let spaced = try #require(head(of: n.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding : chunked"]))))
+        #expect(spaced.text == text("HTTP/1.1 200 OK", ["Transfer-Encoding: chunked"]))
+        #expect(spaced.changes.map(\.reason) == [.spaceBeforeColon])
+    }
+
     @Test func chunkedKeepsTheOriginsTransferEncodingLineAndTrailersNeedTE() throws {
         let lines = upstream("HTTP/1.1 200 OK", ["TRANSFER-ENCODING: chunked", "X-A: 1"])
         var plain = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)

@@ -169,6 +169,19 @@ struct TransparencyTests {
         #expect(capture.exchanges.first?.responseLines.map(\.raw).contains("Transfer-Encoding: chunked\rSet-Cookie: injected\r\n") == true, "recorded as the origin sent it")
     }
 
+    /// A folded `Transfer-Encoding` (row 2, obs-fold) reaches the client joined. libcurl does
+    /// not read the fold as chunked: it takes the origin's bytes to the close as the body, and
+    /// rangetap sends those in chunks, so the client decodes what libcurl got.
+    @Test func rowObsFoldInTransferEncodingIsJoinedToo() async throws {
+        let body = "5\r\nhello\r\n0\r\n\r\n"
+        try origin.respond("close-te-fold", with: "HTTP/1.1 200 OK\r\nTransfer-Encoding:\r\n chunked\r\nX-A: b\r\n\r\n" + body)
+        let proxy = try await ProxyHarness()
+        let r = try roundTrip(proxy, get("close-te-fold"), bodyCount: 25)
+        #expect(r.head == "HTTP/1.1 200 OK\r\nX-A: b\r\nTransfer-Encoding: chunked\r\n\r\n")
+        #expect(r.body == "f\r\n" + body + "\r\n0\r\n\r\n")
+        await proxy.server.stop()
+    }
+
     @Test func rowBareLFLineEndsAreSentAsCRLF() async throws {
         try origin.respond("lf", with: "HTTP/1.1 200 OK\nX-A:  1\nContent-Length: 1\n\nx")
         let proxy = try await ProxyHarness()

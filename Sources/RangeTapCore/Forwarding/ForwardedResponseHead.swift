@@ -12,6 +12,11 @@ public struct ForwardedResponseHead: Sendable, Hashable {
     /// What was changed, in the order of the upstream lines (per field: the repairs, then
     /// whether it was dropped); a `bare-lf` change, if any, comes last.
     public var changes: [HeadChange]
+    /// The `Transfer-Encoding` fields the hop-by-hop rule dropped, as they would have been sent
+    /// (repaired, folds joined, CRLF-terminated), for a proxy that frames the body in chunks
+    /// again and sends the origin's own line with it. Fields holding a bare CR are not among
+    /// them: those are refused.
+    public var transferEncoding: [String] = []
 
     /// The head as text: status line, field lines and the blank line.
     public var text: String { statusLine + fields.joined() + "\r\n" }
@@ -86,6 +91,7 @@ public struct ForwardedResponseHead: Sendable, Hashable {
                 changes.append(HeadChange(.bareCR, original: item.sources))
             } else if Self.contains(hopByHop, item.name) {
                 changes.append(HeadChange(.hopByHop, original: item.sources))
+                if HeaderByte.equalsIgnoringASCIICase(item.name.utf8, "transfer-encoding".utf8) { transferEncoding.append(item.line) }
             } else if Self.contains(listed, item.name) {
                 changes.append(HeadChange(.connectionListed, original: item.sources))
             } else {
