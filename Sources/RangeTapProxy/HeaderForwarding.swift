@@ -13,7 +13,11 @@ enum HeaderForwarding {
     static func connectionTokens(_ values: [Substring]) -> Set<String> {
         var set = Set<String>()
         for v in values {
-            for token in v.split(separator: ",") {
+            // An ASCII value (all real ones) splits by bytes: a comma is one character there.
+            let pieces = v.utf8.allSatisfy({ $0 < 0x80 })
+                ? v.utf8.split(separator: UInt8(ascii: ",")).map { Substring($0) }
+                : v.split(separator: ",")
+            for token in pieces {
                 set.insert(token.trimmingHTTPWhitespace().lowercased())
             }
         }
@@ -72,26 +76,44 @@ enum HeaderForwarding {
                 joined.append(content)
             }
         }
-        let parsed = joined.compactMap { text -> (name: String, text: String, value: Substring)? in
-            guard let name = HeaderLine(raw: text).name, let colon = text.firstIndex(of: ":") else { return nil }
-            return (String(name), text, text[text.index(after: colon)...])
+        let parsed = joined.compactMap { text -> (name: Substring, text: String, value: Substring)? in
+            guard let name = HeaderLine(raw: text).name else { return nil }
+            // The name ends at the first colon byte. That colon is a character of its own unless
+            // a mark follows it (never in a real request): only then is it looked up by
+            // characters, as it always was.
+            let u = text.utf8
+            let colon: String.Index
+            if name.endIndex < u.endIndex, u.index(after: name.endIndex) == u.endIndex || u[u.index(after: name.endIndex)] < 0x80 {
+                colon = name.endIndex
+            } else {
+                guard let c = text.firstIndex(of: ":") else { return nil }
+                colon = c
+            }
+            return (name, text, text[text.index(after: colon)...])
         }
-        let listed = connectionTokens(parsed.filter { $0.name.lowercased() == "connection" }.map { $0.value })
+        // Names are tokens (ASCII), so comparing them ignoring ASCII case is comparing their
+        // lowercased forms, without a lowercased copy and a hash for every field.
+        func isNamed(_ name: Substring, _ lower: String) -> Bool { HeaderByte.equalsIgnoringASCIICase(name.utf8, lower.utf8) }
+        let connection = parsed.filter { isNamed($0.name, "connection") }
+        let listed = connection.isEmpty ? [] : connectionTokens(connection.map { $0.value })
         var out: [String] = []
-        var saw: Set<String> = []
+        var sawAccept = false
+        var sawExpect = false
+        var sawContentType = false
         for field in parsed {
-            let lower = field.name.lowercased()
-            if hopByHop.contains(lower) || listed.contains(lower) || lower == "proxy-authorization" { continue }
-            saw.insert(lower)
-            if lower == "host" {
+            if hopByHop.contains(where: { isNamed(field.name, $0) }) || listed.contains(where: { isNamed(field.name, $0) }) || isNamed(field.name, "proxy-authorization") { continue }
+            if isNamed(field.name, "accept") { sawAccept = true }
+            if isNamed(field.name, "expect") { sawExpect = true }
+            if isNamed(field.name, "content-type") { sawContentType = true }
+            if isNamed(field.name, "host") {
                 if let authority { out.append("\(field.name): \(authority)") }
                 continue
             }
             out.append(field.value.trimmingHTTPWhitespace().isEmpty ? "\(field.name);" : field.text)
         }
-        for name in ["Accept", "Expect", "Content-Type"] where !saw.contains(name.lowercased()) {
-            out.append("\(name):")
-        }
+        if !sawAccept { out.append("Accept:") }
+        if !sawExpect { out.append("Expect:") }
+        if !sawContentType { out.append("Content-Type:") }
         return out
     }
 
