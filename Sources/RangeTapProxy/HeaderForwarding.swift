@@ -66,17 +66,7 @@ enum HeaderForwarding {
     /// §5.2); an empty value is sent as `Name:` (libcurl's `Name;`). `Accept:`, `Expect:` and
     /// `Content-Type:` are blanked when the client sent none, so libcurl adds nothing of its own.
     static func upstreamRequestLines(raw fields: [HeaderLine], authority: String?) -> [String] {
-        // Logical fields: a continuation line joins the field before it.
-        var joined: [String] = []
-        for line in fields {
-            let content = String(line.content)
-            if let first = content.unicodeScalars.first, first == " " || first == "\t", !joined.isEmpty {
-                joined[joined.count - 1] += " " + content.trimmingHTTPWhitespace()
-            } else {
-                joined.append(content)
-            }
-        }
-        let parsed = joined.compactMap { text -> (name: Substring, text: String, value: Substring)? in
+        let parsed = logicalFields(fields).compactMap { text -> (name: Substring, text: String, value: Substring)? in
             guard let name = HeaderLine(raw: text).name else { return nil }
             // The name ends at the first colon byte. That colon is a character of its own unless
             // a mark follows it (never in a real request): only then is it looked up by
@@ -115,6 +105,21 @@ enum HeaderForwarding {
         if !sawExpect { out.append("Expect:") }
         if !sawContentType { out.append("Content-Type:") }
         return out
+    }
+
+    /// The request's logical fields, without terminators: a continuation line joins the field
+    /// before it with one SP.
+    static func logicalFields(_ fields: [HeaderLine]) -> [String] {
+        var joined: [String] = []
+        for line in fields {
+            let content = String(line.content)
+            if let first = content.unicodeScalars.first, first == " " || first == "\t", !joined.isEmpty {
+                joined[joined.count - 1] += " " + content.trimmingHTTPWhitespace()
+            } else {
+                joined.append(content)
+            }
+        }
+        return joined
     }
 
     /// The client-facing headers of an upstream response: field lines in order and case,

@@ -46,16 +46,8 @@ struct UpstreamRequestLinesTests {
 
     /// The version that read characters (until 2026-11-25).
     static func reference(_ fields: [HeaderLine], authority: String?) -> [String] {
-        var joined: [String] = []
-        for line in fields {
-            let content = String(line.content)
-            if let first = content.unicodeScalars.first, first == " " || first == "\t", !joined.isEmpty {
-                joined[joined.count - 1] += " " + content.trimmingHTTPWhitespace()
-            } else {
-                joined.append(content)
-            }
-        }
-        let parsed = joined.compactMap { text -> (name: String, text: String, value: Substring)? in
+        // The folds are joined as before (that part is unchanged and shared).
+        let parsed = HeaderForwarding.logicalFields(fields).compactMap { text -> (name: String, text: String, value: Substring)? in
             guard let name = HeaderLine(raw: text).name, let colon = text.firstIndex(of: ":") else { return nil }
             return (String(name), text, text[text.index(after: colon)...])
         }
