@@ -58,6 +58,21 @@ public enum HeaderByte {
         }
     }
 
+    /// Whether `lowercasedNames` holds `name` ignoring ASCII case: for a token `name`, what
+    /// `lowercasedNames.contains(name.lowercased())` answers, without a lowercased copy and its
+    /// hash (the sets hop-by-hop and `Connection` rules look names up in hold a few each).
+    public static func contains(_ lowercasedNames: Set<String>, _ name: Substring) -> Bool {
+        lowercasedNames.contains { equalsIgnoringASCIICase($0.utf8, name.utf8) }
+    }
+
+    /// The comma-separated pieces of a field value, as `value.split(separator: ",")` gives them
+    /// (empty pieces left out), split by bytes when the value is ASCII (every real one is: a
+    /// comma is one character there) and by characters otherwise.
+    public static func commaSeparated(_ value: Substring) -> [Substring] {
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else { return value.split(separator: ",") }
+        return value.utf8.split(separator: UInt8(ascii: ",")).map { Substring($0) }
+    }
+
     /// `b` with an ASCII capital letter made small.
     @inlinable
     static func lower(_ b: UInt8) -> UInt8 {

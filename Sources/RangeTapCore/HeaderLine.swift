@@ -65,6 +65,19 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     /// (a token holds no colon). Lookups by name run for every line of every head the capture's
     /// readers and the live log see.
     public func value(ifNamed fieldName: String) -> Substring? {
+        guard let colon = colon(ifNamed: fieldName) else { return nil }
+        let c = content
+        return Substring(c.unicodeScalars[c.utf8.index(after: colon)...]).trimmingHTTPWhitespace()
+    }
+
+    /// Whether this is a field line named `other`, ignoring ASCII case (field names are tokens).
+    public func isNamed(_ other: String) -> Bool {
+        colon(ifNamed: other) != nil
+    }
+
+    /// The index of the colon after the name when this line is named `fieldName` (a token),
+    /// ignoring ASCII case: the line starts with the name's bytes and a colon.
+    private func colon(ifNamed fieldName: String) -> String.Index? {
         let u = raw.utf8
         let n = fieldName.utf8
         guard !n.isEmpty, u.count > n.count else { return nil }
@@ -72,17 +85,7 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
         guard u[colon] == HeaderByte.colon, HeaderByte.equalsIgnoringASCIICase(u[..<colon], n),
               n.allSatisfy(HeaderByte.isToken)
         else { return nil }
-        let c = content
-        return Substring(c.unicodeScalars[c.utf8.index(after: colon)...]).trimmingHTTPWhitespace()
-    }
-
-    /// Whether this is a field line named `other`, ignoring ASCII case (field names are tokens).
-    public func isNamed(_ other: String) -> Bool {
-        let u = raw.utf8
-        let n = other.utf8
-        guard !n.isEmpty, u.count > n.count else { return false }
-        let colon = u.index(u.startIndex, offsetBy: n.count)
-        return u[colon] == HeaderByte.colon && HeaderByte.equalsIgnoringASCIICase(u[..<colon], n) && n.allSatisfy(HeaderByte.isToken)
+        return colon
     }
 
     /// Whether this line ends a head: nothing but its terminator (`\r\n`, `\n`) or nothing at all.

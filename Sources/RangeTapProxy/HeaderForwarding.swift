@@ -13,11 +13,7 @@ enum HeaderForwarding {
     static func connectionTokens(_ values: [Substring]) -> Set<String> {
         var set = Set<String>()
         for v in values {
-            // An ASCII value (all real ones) splits by bytes: a comma is one character there.
-            let pieces = v.utf8.allSatisfy({ $0 < 0x80 })
-                ? v.utf8.split(separator: UInt8(ascii: ",")).map { Substring($0) }
-                : v.split(separator: ",")
-            for token in pieces {
+            for token in HeaderByte.commaSeparated(v) {
                 set.insert(token.trimmingHTTPWhitespace().lowercased())
             }
         }
@@ -72,8 +68,9 @@ enum HeaderForwarding {
             // a mark follows it (never in a real request): only then is it looked up by
             // characters, as it always was.
             let u = text.utf8
+            let afterColon = u.index(after: name.endIndex)
             let colon: String.Index
-            if name.endIndex < u.endIndex, u.index(after: name.endIndex) == u.endIndex || u[u.index(after: name.endIndex)] < 0x80 {
+            if afterColon == u.endIndex || u[afterColon] < 0x80 {
                 colon = name.endIndex
             } else {
                 guard let c = text.firstIndex(of: ":") else { return nil }
@@ -91,7 +88,7 @@ enum HeaderForwarding {
         var sawExpect = false
         var sawContentType = false
         for field in parsed {
-            if hopByHop.contains(where: { isNamed(field.name, $0) }) || listed.contains(where: { isNamed(field.name, $0) }) || isNamed(field.name, "proxy-authorization") { continue }
+            if HeaderByte.contains(hopByHop, field.name) || HeaderByte.contains(listed, field.name) || isNamed(field.name, "proxy-authorization") { continue }
             if isNamed(field.name, "accept") { sawAccept = true }
             if isNamed(field.name, "expect") { sawExpect = true }
             if isNamed(field.name, "content-type") { sawContentType = true }

@@ -89,10 +89,10 @@ public struct ForwardedResponseHead: Sendable, Hashable {
             guard item.isField else { continue }
             if item.containsBareCR {
                 changes.append(HeadChange(.bareCR, original: item.sources))
-            } else if Self.contains(hopByHop, item.name) {
+            } else if HeaderByte.contains(hopByHop, item.name) {
                 changes.append(HeadChange(.hopByHop, original: item.sources))
                 if HeaderByte.equalsIgnoringASCIICase(item.name.utf8, "transfer-encoding".utf8) { transferEncoding.append(item.line) }
-            } else if Self.contains(listed, item.name) {
+            } else if HeaderByte.contains(listed, item.name) {
                 changes.append(HeadChange(.connectionListed, original: item.sources))
             } else {
                 fields.append(item.line)
@@ -103,31 +103,13 @@ public struct ForwardedResponseHead: Sendable, Hashable {
         self.changes = changes
     }
 
-    /// Whether `names` (lowercased) holds `name`, ignoring ASCII case: what
-    /// `names.contains(name lowercased)` answers, without a lowercased copy and its hash for every
-    /// field of every response (the sets hold a few names).
-    private static func contains(_ names: Set<String>, _ name: Substring) -> Bool {
-        names.contains { HeaderByte.equalsIgnoringASCIICase($0.utf8, name.utf8) }
-    }
-
     /// Lowercased names the `Connection` values list.
     static func connectionTokens(_ values: [Substring]) -> Set<String> {
         var set = Set<String>()
         for v in values {
-            // ASCII values (all real ones) split by bytes: a comma is one character there.
-            if v.utf8.allSatisfy({ $0 < 0x80 }) {
-                var start = v.utf8.startIndex
-                while start < v.utf8.endIndex {
-                    let end = v.utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? v.utf8.endIndex
-                    let t = v[start..<end].trimmingHTTPWhitespace()
-                    if !t.isEmpty { set.insert(HeaderByte.asciiLowercased(t)) }
-                    start = end < v.utf8.endIndex ? v.utf8.index(after: end) : end
-                }
-                continue
-            }
-            for token in v.split(separator: ",") {
+            for token in HeaderByte.commaSeparated(v) {
                 let t = token.trimmingHTTPWhitespace()
-                if !t.isEmpty { set.insert(t.lowercased()) }
+                if !t.isEmpty { set.insert(HeaderByte.asciiLowercased(t)) }
             }
         }
         return set
