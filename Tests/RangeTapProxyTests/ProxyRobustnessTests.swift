@@ -259,26 +259,11 @@ func rawExchange(port: Int, send: String, readAtMost: Int = 1 << 20, timeout: Do
     return Latin1.string(received)
 }
 
-/// Open file descriptors of this process.
 /// This process's descriptors that are TCP sockets with `ports` as their local or remote port:
-/// the socket inodes behind `/proc/self/fd`, looked up in `/proc/net/tcp` and `tcp6`.
+/// the socket inodes behind `/proc/self/fd`, looked up in `/proc/net/tcp` and `tcp6` (read whole:
+/// `ProcFiles`).
 func openSockets(onPorts ports: Set<Int>) -> Int {
-    var onPorts = Set<Substring>()
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-        for row in text.split(separator: "\n").dropFirst() {
-            let fields = row.split(separator: " ")
-            guard fields.count > 9 else { continue }
-            let port = { (address: Substring) in address.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? -1 }
-            if ports.contains(port(fields[1])) || ports.contains(port(fields[2])) { onPorts.insert(fields[9]) }
-        }
-    }
-    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return fds.filter { fd in
-        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
-              link.hasPrefix("socket:["), link.hasSuffix("]") else { return false }
-        return onPorts.contains(Substring(link.dropFirst(8).dropLast()))
-    }.count
+    ProcFiles.socketDescriptors { ports.contains($0.localPort) || ports.contains($0.remotePort) }.count
 }
 
 /// Runs `body(i)` for i in 0..<count on plain threads, `width` at a time; returns the errors.
