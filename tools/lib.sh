@@ -23,3 +23,22 @@ http {
 }
 CONF
 }
+
+# valgrind_prepare BIN DIR: what valgrind 3.19 (Debian 12) needs to run BIN, made in DIR (needs
+# objcopy and cc): DIR/rangetap, a copy without debug sections (valgrind 3.19 cannot read their
+# DWARF 5 parts: "unhandled dwarf2 abbrev form code 0x25", then it gives up; the symbol table
+# stays, so functions keep their names), and DIR/sigsuspend-copy.so, to LD_PRELOAD under valgrind
+# (valgrind 3.19 writes into the mask passed to sigsuspend(2), which libdispatch keeps in
+# read-only memory: without it valgrind can die with SIGSEGV at start-up). Returns non-zero when
+# either cannot be made.
+valgrind_prepare() {
+  cat >"$2/sigsuspend-copy.c" <<'C'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* sigsuspend on a copy of the mask: valgrind 3.19 writes into the caller's mask. */
+int sigsuspend(const sigset_t *mask) { sigset_t copy = *mask; return (int)syscall(SYS_rt_sigsuspend, &copy, 8); }
+C
+  cc -O2 -shared -fPIC -o "$2/sigsuspend-copy.so" "$2/sigsuspend-copy.c" && objcopy --strip-debug "$1" "$2/rangetap"
+}

@@ -23,12 +23,10 @@
 #
 # Three valgrind 3.19 (Debian 12) workarounds, none touching rangetap's sources (the third is
 # the calls=0 rewrite before callgrind_annotate, below):
-#   * valgrind 3.19 cannot read the DWARF 5 parts of the binary ("unhandled dwarf2 abbrev form
-#     code 0x25", then it gives up): the profiled binary is a copy with `objcopy --strip-debug`
-#     (the symbol table stays, so functions keep their names; swift-demangle makes them readable);
-#   * valgrind 3.19 writes into the signal mask passed to sigsuspend(2), which libdispatch keeps
-#     in read-only memory: valgrind dies with SIGSEGV at start-up. A 6-line LD_PRELOAD shim built
-#     here passes a copy of the mask instead.
+#   * valgrind 3.19 cannot read the DWARF 5 parts of the binary: the profiled binary is a copy
+#     with `objcopy --strip-debug` (swift-demangle makes the names readable);
+#   * valgrind 3.19 writes into the signal mask passed to sigsuspend(2): a 6-line LD_PRELOAD
+#     shim passes a copy of the mask instead (both made by `valgrind_prepare`, tools/lib.sh).
 #
 # Usage:
 #   tools/profile-proxy.sh                          # 64 MiB, both modes
@@ -126,16 +124,7 @@ wait_listen() {
 }
 
 # ---------------------------------------------------------------- valgrind workarounds
-cat >"$T/sigsuspend-copy.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-/* sigsuspend on a copy of the mask: valgrind 3.19 writes into the caller's mask. */
-int sigsuspend(const sigset_t *mask) { sigset_t copy = *mask; return (int)syscall(SYS_rt_sigsuspend, &copy, 8); }
-C
-cc -O2 -shared -fPIC -o "$T/sigsuspend-copy.so" "$T/sigsuspend-copy.c"
-objcopy --strip-debug "$RT_BIN" "$T/rangetap"
+valgrind_prepare "$RT_BIN" "$T" || die "could not prepare $RT_BIN for valgrind (objcopy, cc)"
 
 # ---------------------------------------------------------------- origin
 mkdir -p "$T/www"

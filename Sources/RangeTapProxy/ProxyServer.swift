@@ -80,22 +80,23 @@ public final class ProxyServer: Sendable {
     public func start() async throws(ProxyError) -> Int {
         let context = self.context
         let clients = self.clients
-        var bootstrap = ServerBootstrap(group: group)
+        let sndbuf = configuration.clientSendBuffer
+        // No child channel options: NIO applies those to every accepted channel through a chain of
+        // futures, one option after another, about a quarter of the event loop's accept work on a
+        // cold cache (docs/performance.md, "A fresh connection's own cost"); `configureClient`
+        // sets them directly. TCP_NODELAY comes from the listener (NIO's ServerBootstrap sets it
+        // there too): Linux accepted sockets inherit it (`AcceptedSocketOptionsTests`).
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 4)
-            // EOF reaches ClientWireHandler as inputClosed, which reads TCP_INFO and then closes.
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-        if let sndbuf = configuration.clientSendBuffer {
-            bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(sndbuf))
-        }
-        bootstrap = bootstrap.childChannelInitializer { channel in
-            clients.track(channel)
-            return channel.eventLoop.makeCompletedFuture {
-                try Self.addClientHandlers(to: channel, context: context)
+            .serverChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                clients.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try Self.configureClient(channel, sendBuffer: sndbuf)
+                    try Self.addClientHandlers(to: channel, context: context)
+                }
             }
-        }
         let channel: any Channel
         do {
             channel = try await bootstrap.bind(host: configuration.listenHost, port: configuration.listenPort).get()
@@ -108,6 +109,18 @@ public final class ProxyServer: Sendable {
         context.boundPort.store(port, ordering: .relaxed)
         logger.info("listening", metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
         return port
+    }
+
+    /// A client channel's options, set synchronously before its handlers are added: at most 4
+    /// reads per wake-up; EOF reaches ClientWireHandler as inputClosed (it reads TCP_INFO, then
+    /// closes); `SO_SNDBUF` when `--client-sndbuf` gave one. Called on the channel's event loop.
+    static func configureClient(_ channel: any Channel, sendBuffer: Int?) throws {
+        guard let options = channel.syncOptions else { throw ChannelError.operationUnsupported }
+        try options.setOption(.maxMessagesPerRead, value: 4)
+        try options.setOption(.allowRemoteHalfClosure, value: true)
+        if let sendBuffer {
+            try options.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
+        }
     }
 
     /// A client connection's pipeline, first to last: TCP accounting, then the HTTP handlers
