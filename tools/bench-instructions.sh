@@ -34,11 +34,7 @@ unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 log() { printf '[bench-instructions %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 2; }
 
-(($# >= 1 && $# <= 2)) || die "usage: tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]"
-BINS=("$1")
-NAMES=(baseline)
-[[ $# == 2 ]] && { BINS+=("$2"); NAMES+=(candidate); }
-for b in "${BINS[@]}"; do [[ -x $b ]] || die "not an executable: $b"; done
+ab_binaries "tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
 N=${BENCH_REQUESTS:-100}
 WARMUP=${BENCH_WARMUP:-30}
 ROUNDS=${BENCH_ROUNDS:-1}
@@ -50,12 +46,7 @@ need_pkgs=()
 command -v valgrind >/dev/null 2>&1 || need_pkgs+=(valgrind)
 command -v objcopy >/dev/null 2>&1 || need_pkgs+=(binutils)
 command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc libc6-dev)
-if ((${#need_pkgs[@]})); then
-  log "installing missing packages: ${need_pkgs[*]}"
-  apt-get update -qq || die "apt-get update failed (installing ${need_pkgs[*]} needs root)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
-    die "could not install ${need_pkgs[*]}"
-fi
+install_missing "${need_pkgs[@]}"
 need_load_tools
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-instructions.XXXXXX")

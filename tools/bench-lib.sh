@@ -82,6 +82,28 @@ start_nginx() {
   wait_port "$2" || { cat "$T/$1/out.log" "$T/$1/error.log" >&2; die "nginx ($1) did not start"; }
 }
 
+# install_missing PKG...: installs the given Debian packages with apt-get (as root); needs `log`
+# and `die`. Does nothing without arguments.
+install_missing() {
+  (($#)) || return 0
+  log "installing missing packages: $*"
+  apt-get update -qq || die "apt-get update failed (installing $* needs root)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+    die "could not install $*"
+}
+
+# ab_binaries USAGE BIN [BIN]: the binaries of an A/B benchmark: sets BINS to them and NAMES to
+# "baseline" and, with two, "candidate"; dies with USAGE unless there are one or two executables.
+ab_binaries() {
+  local usage=$1 b
+  shift
+  (($# >= 1 && $# <= 2)) || die "usage: $usage"
+  BINS=("$1")
+  NAMES=(baseline)
+  [[ $# == 2 ]] && { BINS+=("$2"); NAMES+=(candidate); }
+  for b in "${BINS[@]}"; do [[ -x $b ]] || die "not an executable: $b"; done
+}
+
 # need_load_tools: installs what the load benchmarks drive (nginx-light, wrk, curl, python3) with
 # apt-get when missing (as root), then sets NGINX and WRK; needs `log` and `die`.
 need_load_tools() {
@@ -90,12 +112,7 @@ need_load_tools() {
   command -v wrk >/dev/null 2>&1 || need_pkgs+=(wrk)
   command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
   command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-venv)
-  if ((${#need_pkgs[@]})); then
-    log "installing missing packages: ${need_pkgs[*]}"
-    apt-get update -qq || die "apt-get update failed (installing ${need_pkgs[*]} needs root)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
-      die "could not install ${need_pkgs[*]}"
-  fi
+  install_missing "${need_pkgs[@]}"
   NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
   WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
 }

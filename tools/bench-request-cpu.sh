@@ -34,11 +34,7 @@ unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 log() { printf '[bench-request-cpu %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 2; }
 
-(($# >= 1 && $# <= 2)) || die "usage: tools/bench-request-cpu.sh BASELINE_BIN [CANDIDATE_BIN]"
-BINS=("$1")
-NAMES=(baseline)
-[[ $# == 2 ]] && { BINS+=("$2"); NAMES+=(candidate); }
-for b in "${BINS[@]}"; do [[ -x $b ]] || die "not an executable: $b"; done
+ab_binaries "tools/bench-request-cpu.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
 ROUNDS=${BENCH_ROUNDS:-3}
 DUR=${BENCH_DURATION:-5}
 SIZES=(${BENCH_SIZES:-16k 512k})
