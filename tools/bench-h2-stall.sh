@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench-h2-stall.sh — what clients that stop reading cost rangetap's memory, HTTP/2 against
+# HTTP/1.1 (docs/http2.md, "Back-pressure and memory").
+#
+#   tools/bench-h2-stall.sh [RANGETAP_BIN]
+#
+# A private nginx (one worker) serves a 256 MiB file on 127.0.0.1 over TLS, on one port with
+# `http2` (ALPN h2) and on another HTTP/1.1 only, with a self-signed certificate for localhost
+# (rangetap runs with `--insecure`). For each case a fresh `rangetap record --no-bodies` with its
+# own CA intercepts the client's CONNECT; the clients fetch ranges of 200 MB that they never read:
+#   h2 N      Tests/Clients/h2_range_client.py --stall-all: N streams on one HTTP/2 connection,
+#             only the connection window granted back, held BENCH_STALL seconds, then reset
+#   http1 N   N curl processes (HTTP/1.1, `--limit-rate 1k`), each its own connection, for
+#             BENCH_STALL seconds
+# Printed per case: rangetap's VmHWM above its idle RSS (after one warm-up GET), the same per
+# stream or connection, and the body bytes its exchanges took from libcurl (the capture's chunk
+# events). With an HTTP/2 origin the difference is what libcurl 7.88 holds for paused streams.
+#
+# Knobs: BENCH_STREAMS ("1 5 10"), BENCH_STALL (6) seconds, RANGETAP (or the argument; otherwise
+# the release build of tools/release-build.sh), BENCH_KEEP_TMP=1. Needs nginx, curl, openssl,
+# python3 with the h2 package (installed when missing, as root). Stops only the processes it
+# started. Exit status 0, or 2 when it cannot run.
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+. "$SCRIPT_DIR/bench-lib.sh"
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+log() { printf '[bench-h2-stall %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 2; }
+
+(($# <= 1)) || die "usage: tools/bench-h2-stall.sh [RANGETAP_BIN]"
+[[ $# == 1 ]] && RANGETAP=$1
+STREAMS=(${BENCH_STREAMS:-1 5 10})
+STALL=${BENCH_STALL:-6}
+for n in "${STREAMS[@]}"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 && $n -le 100 ]] || die "BENCH_STREAMS: 1..100 each, not '$n'"; done
+[[ $STALL =~ ^[0-9]+$ && $STALL -ge 1 && $STALL -le 60 ]] || die "BENCH_STALL must be 1..60 seconds"
+
+need_pkgs=()
+[[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
+command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
+command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
+command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-pip)
+install_missing "${need_pkgs[@]}"
+python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >&2 || die "the Python h2 package is missing (pip install h2)"
+NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
+release_binary
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-h2-stall.XXXXXX")
+stop_on_exit
+mkdir -p "$T/www"
+head -c $((256 << 20)) /dev/zero >"$T/www/big.bin"
+chmod a+rx "$T" "$T/www"
+chmod a+r "$T/www/big.bin"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" \
+  -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost" >"$T/openssl.log" 2>&1 ||
+  die "openssl could not make a certificate: $(cat "$T/openssl.log")"
+H1=$(free_port)
+H2=$(free_port)
+tls() { printf 'server { listen 127.0.0.1:%s ssl%s; ssl_certificate %s; ssl_certificate_key %s; root %s; }' "$1" "$2" "$T/cert.pem" "$T/key.pem" "$T/www"; }
+PLAIN=$(free_port)
+nginx_conf origin "$PLAIN" "$(tls "$H1" "") $(tls "$H2" " http2")" ""
+start_nginx origin "$PLAIN"
+wait_port "$H1" && wait_port "$H2" || die "nginx's TLS ports did not open"
+
+# rss PID / hwm PID: MiB
+rss() { awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$1/status"; }
+hwm() { awk '/^VmHWM/ { print int($2 / 1024) }' "/proc/$1/status"; }
+
+# run KIND N: one case; prints a table row.
+run() {
+  local kind=$1 n=$2 port pid idle peak taken ranges port_origin i clients=() chunk=5000000
+  port=$(free_port)
+  rm -rf "$T/cap.rtap"
+  "$BIN" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" --no-bodies --ca-dir "$T/ca" --insecure >"$T/record.log" 2>&1 &
+  pid=$!
+  STARTED+=("$pid")
+  wait_port "$port" || die "rangetap did not start: $(cat "$T/record.log")"
+  port_origin=$H1; [[ $kind == h2 ]] && port_origin=$H2
+  [[ $(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$port" --cacert "$T/ca/rangetap-ca.pem" -r 0-1023 "https://localhost:$port_origin/big.bin") == 206 ]] ||
+    die "warm-up GET through rangetap did not get 206"
+  idle=$(rss "$pid")
+  if [[ $kind == h2 ]]; then
+    ranges=$(python3 -c "import sys; n=int(sys.argv[1]); print(','.join('%d-%d' % (i*$chunk, i*$chunk+200000000-1) for i in range(n)))" "$n")
+    python3 "$REPO_DIR/Tests/Clients/h2_range_client.py" --proxy "127.0.0.1:$port" --connect "localhost:$H2" \
+      --cafile "$T/ca/rangetap-ca.pem" --authority "localhost:$H2" --path /big.bin --ranges "$ranges" \
+      --stall-all "$STALL" --timeout $((STALL + 30)) >"$T/client.out" 2>&1 || die "the HTTP/2 client failed: $(tail -3 "$T/client.out")"
+    grep -q '"alpn": "h2"' "$T/client.out" || die "the client did not get h2: $(head -c 300 "$T/client.out")"
+  else
+    for ((i = 0; i < n; i++)); do
+      curl -s -o /dev/null --http1.1 --limit-rate 1k --max-time "$STALL" -x "http://127.0.0.1:$port" \
+        --cacert "$T/ca/rangetap-ca.pem" -r "$((i * chunk))-$((i * chunk + 200000000 - 1))" "https://localhost:$H1/big.bin" &
+      clients+=($!)
+    done
+    wait "${clients[@]}" || true
+  fi
+  peak=$(hwm "$pid")
+  stop "$pid" INT 30
+  taken=$(awk '/"type":"chunk"/ { if (match($0, /"size":[0-9]+/)) s += substr($0, RSTART + 7, RLENGTH - 7) } END { printf "%.1f", s / 1048576 }' "$T/cap.rtap/events.jsonl")
+  printf '  %-36s %6s %8s %8s %13s %10s\n' "$([[ $kind == h2 ]] && echo "HTTP/2: $n streams, one connection" || echo "HTTP/1.1: $n connections")" \
+    "$idle" "$peak" "+$((peak - idle))" "$(awk -v d=$((peak - idle)) -v n="$n" 'BEGIN { printf "%.1f", d / n }')" "$taken"
+}
+
+echo "# bench-h2-stall: clients that read nothing for ${STALL} s, 200 MB ranges of a 256 MiB file over TLS, rangetap record --no-bodies; $(nproc) cores, $(uname -r), $(curl --version | head -1 | grep -o 'libcurl/[^ ]*') (the system's, which rangetap links)"
+printf '  %-36s %6s %8s %8s %13s %10s\n' "case (MiB)" "idle" "VmHWM" "above" "per each" "taken"
+for n in "${STREAMS[@]}"; do
+  log "HTTP/2, $n stalled streams"
+  run h2 "$n"
+  log "HTTP/1.1, $n stalled connections"
+  run http1 "$n"
+done
