@@ -129,7 +129,7 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 names = sys.argv[2:]
 def med(name, mode):
-    return statistics.median(int(r[3]) for r in rows if r[0] == name and r[2] == mode)
+    return round(statistics.median(int(r[3]) for r in rows if r[0] == name and r[2] == mode))
 fig = {n: {m: med(n, m) for m in ("fresh", "keep-alive")} for n in names}
 for n in names:
     fig[n]["connection"] = fig[n]["fresh"] - fig[n]["keep-alive"]

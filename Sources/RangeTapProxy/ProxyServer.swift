@@ -84,12 +84,10 @@ public final class ProxyServer: Sendable {
         // No child channel options: NIO applies those to every accepted channel through a chain of
         // futures, one option after another, about a quarter of the event loop's accept work on a
         // cold cache (docs/performance.md, "A fresh connection's own cost"); `configureClient`
-        // sets them directly. TCP_NODELAY comes from the listener (NIO's ServerBootstrap sets it
-        // there too): Linux accepted sockets inherit it (`AcceptedSocketOptionsTests`).
+        // sets them directly.
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 clients.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
@@ -111,11 +109,19 @@ public final class ProxyServer: Sendable {
         return port
     }
 
-    /// A client channel's options, set synchronously before its handlers are added: at most 4
-    /// reads per wake-up; EOF reaches ClientWireHandler as inputClosed (it reads TCP_INFO, then
-    /// closes); `SO_SNDBUF` when `--client-sndbuf` gave one. Called on the channel's event loop.
+    /// A client channel's options, set synchronously before its handlers are added: TCP_NODELAY;
+    /// at most 4 reads per wake-up; EOF reaches ClientWireHandler as inputClosed (it reads
+    /// TCP_INFO, then closes); `SO_SNDBUF` when `--client-sndbuf` gave one. Called on the
+    /// channel's event loop.
+    ///
+    /// TCP_NODELAY is set on the accepted socket itself although Linux accepted sockets inherit it
+    /// from the listener (where NIO's ServerBootstrap puts it): on this project's test VM, a
+    /// connection whose socket never saw a `setsockopt` of its own carried 50 HTTP/2 streams about
+    /// a fifth slower, its upstream transfers pausing some 1,800 times per 512 MiB instead of
+    /// about 100 (docs/performance.md, "A fresh connection's own cost").
     static func configureClient(_ channel: any Channel, sendBuffer: Int?) throws {
         guard let options = channel.syncOptions else { throw ChannelError.operationUnsupported }
+        try options.setOption(.tcpOption(.tcp_nodelay), value: 1)
         try options.setOption(.maxMessagesPerRead, value: 4)
         try options.setOption(.allowRemoteHalfClosure, value: true)
         if let sendBuffer {

@@ -9,9 +9,8 @@ import Testing
 
 /// The options a client's socket has once rangetap has accepted it, read with `getsockopt` on the
 /// accepted socket itself (found by its ports in `/proc/net/tcp`), not from rangetap's settings:
-/// TCP_NODELAY (responses leave without Nagle's wait) and, with `--client-sndbuf`, SO_SNDBUF.
-/// The listener carries TCP_NODELAY and Linux accepted sockets inherit it; the send buffer is set
-/// when the connection is set up (`ProxyServer.configureClient`).
+/// TCP_NODELAY (responses leave without Nagle's wait) and, with `--client-sndbuf`, SO_SNDBUF,
+/// both set when the connection is set up (`ProxyServer.configureClient`).
 @Suite(.serialized)
 struct AcceptedSocketOptionsTests {
     @Test func anAcceptedClientSocketHasNoDelay() async throws {
