@@ -40,13 +40,10 @@ for n in "${STREAMS[@]}"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 && $n -le 100 ]] || d
 [[ $STALL =~ ^[0-9]+$ && $STALL -ge 1 && $STALL -le 60 ]] || die "BENCH_STALL must be 1..60 seconds"
 
 need_pkgs=()
-[[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
-command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
 command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
-command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-pip)
-install_missing "${need_pkgs[@]}"
+python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)
+need_origin_tools "${need_pkgs[@]}"
 python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >&2 || die "the Python h2 package is missing (pip install h2)"
-NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
 release_binary
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-h2-stall.XXXXXX")

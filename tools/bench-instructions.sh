@@ -46,8 +46,7 @@ need_pkgs=()
 command -v valgrind >/dev/null 2>&1 || need_pkgs+=(valgrind)
 command -v objcopy >/dev/null 2>&1 || need_pkgs+=(binutils)
 command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc libc6-dev)
-install_missing "${need_pkgs[@]}"
-need_load_tools
+need_origin_tools "${need_pkgs[@]}"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-instructions.XXXXXX")
 stop_on_exit

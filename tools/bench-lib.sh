@@ -104,15 +104,22 @@ ab_binaries() {
   for b in "${BINS[@]}"; do [[ -x $b ]] || die "not an executable: $b"; done
 }
 
-# need_load_tools: installs what the load benchmarks drive (nginx-light, wrk, curl, python3) with
-# apt-get when missing (as root), then sets NGINX and WRK; needs `log` and `die`.
-need_load_tools() {
-  local need_pkgs=()
+# need_origin_tools [PKG...]: installs with apt-get (as root) what serves and fetches the
+# benchmarks' files when missing (nginx-light, curl, python3), together with the packages given
+# (the caller's own missing ones: one apt-get run for all), then sets NGINX; needs `log` and `die`.
+need_origin_tools() {
+  local need_pkgs=("$@")
   [[ -x /usr/sbin/nginx ]] || command -v nginx >/dev/null 2>&1 || need_pkgs+=(nginx-light)
-  command -v wrk >/dev/null 2>&1 || need_pkgs+=(wrk)
   command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
   command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3 python3-venv)
   install_missing "${need_pkgs[@]}"
   NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx)
+}
+
+# need_load_tools: need_origin_tools and wrk, which the load benchmarks drive; sets NGINX and WRK.
+need_load_tools() {
+  local extra=()
+  command -v wrk >/dev/null 2>&1 || extra+=(wrk)
+  need_origin_tools "${extra[@]}"
   WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
 }
