@@ -10,11 +10,14 @@
 # own CA intercepts the client's CONNECT; the clients fetch ranges of 200 MB that they never read:
 #   h2 N      Tests/Clients/h2_range_client.py --stall-all: N streams on one HTTP/2 connection,
 #             only the connection window granted back, held BENCH_STALL seconds, then reset
+#             (rangetap's default: an upstream connection per stream), then the same with
+#             `record --upstream-multiplex` (the streams share one upstream connection)
 #   http1 N   N curl processes (HTTP/1.1, `--limit-rate 1k`), each its own connection, for
 #             BENCH_STALL seconds
 # Printed per case: rangetap's VmHWM above its idle RSS (after one warm-up GET), the same per
 # stream or connection, and the body bytes its exchanges took from libcurl (the capture's chunk
-# events). With an HTTP/2 origin the difference is what libcurl 7.88 holds for paused streams.
+# events). With streams multiplexed upstream the difference is what libcurl 7.88 holds for
+# paused streams.
 #
 # Knobs: BENCH_STREAMS ("1 5 10"), BENCH_STALL (6) seconds, RANGETAP (or the argument; otherwise
 # the release build of tools/release-build.sh), BENCH_KEEP_TMP=1. Needs nginx, curl, openssl,
@@ -72,15 +75,16 @@ run() {
   local kind=$1 n=$2 port pid idle peak taken ranges port_origin i clients=() chunk=5000000
   port=$(free_port)
   rm -rf "$T/cap.rtap"
-  "$BIN" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" --no-bodies --ca-dir "$T/ca" --insecure >"$T/record.log" 2>&1 &
+  local mux=(); [[ $kind == h2mux ]] && mux=(--upstream-multiplex)
+  "$BIN" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" --no-bodies --ca-dir "$T/ca" --insecure "${mux[@]}" >"$T/record.log" 2>&1 &
   pid=$!
   STARTED+=("$pid")
   wait_port "$port" || die "rangetap did not start: $(cat "$T/record.log")"
-  port_origin=$H1; [[ $kind == h2 ]] && port_origin=$H2
+  port_origin=$H1; [[ $kind == h2* ]] && port_origin=$H2
   [[ $(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$port" --cacert "$T/ca/rangetap-ca.pem" -r 0-1023 "https://localhost:$port_origin/big.bin") == 206 ]] ||
     die "warm-up GET through rangetap did not get 206"
   idle=$(rss "$pid")
-  if [[ $kind == h2 ]]; then
+  if [[ $kind == h2* ]]; then
     ranges=$(python3 -c "import sys; n=int(sys.argv[1]); print(','.join('%d-%d' % (i*$chunk, i*$chunk+200000000-1) for i in range(n)))" "$n")
     python3 "$REPO_DIR/Tests/Clients/h2_range_client.py" --proxy "127.0.0.1:$port" --connect "localhost:$H2" \
       --cafile "$T/ca/rangetap-ca.pem" --authority "localhost:$H2" --path /big.bin --ranges "$ranges" \
@@ -97,7 +101,10 @@ run() {
   peak=$(hwm "$pid")
   stop "$pid" INT 30
   taken=$(awk '/"type":"chunk"/ { if (match($0, /"size":[0-9]+/)) s += substr($0, RSTART + 7, RLENGTH - 7) } END { printf "%.1f", s / 1048576 }' "$T/cap.rtap/events.jsonl")
-  printf '  %-36s %6s %8s %8s %13s %10s\n' "$([[ $kind == h2 ]] && echo "HTTP/2: $n streams, one connection" || echo "HTTP/1.1: $n connections")" \
+  local label="HTTP/1.1: $n connections"
+  [[ $kind == h2 ]] && label="HTTP/2: $n streams, one connection"
+  [[ $kind == h2mux ]] && label="  the same, --upstream-multiplex"
+  printf '  %-36s %6s %8s %8s %13s %10s\n' "$label" \
     "$idle" "$peak" "+$((peak - idle))" "$(awk -v d=$((peak - idle)) -v n="$n" 'BEGIN { printf "%.1f", d / n }')" "$taken"
 }
 
@@ -106,6 +113,8 @@ printf '  %-36s %6s %8s %8s %13s %10s\n' "case (MiB)" "idle" "VmHWM" "above" "pe
 for n in "${STREAMS[@]}"; do
   log "HTTP/2, $n stalled streams"
   run h2 "$n"
+  log "HTTP/2, $n stalled streams, --upstream-multiplex"
+  run h2mux "$n"
   log "HTTP/1.1, $n stalled connections"
   run http1 "$n"
 done

@@ -18,6 +18,7 @@ const long ccurl_http_version_1_0 = CURL_HTTP_VERSION_1_0;
 const long ccurl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 const long ccurl_http_version_2_prior_knowledge = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 const long ccurl_pipe_multiplex = CURLPIPE_MULTIPLEX;
+const long ccurl_pipe_nothing = CURLPIPE_NOTHING;
 const long ccurl_global_default = CURL_GLOBAL_DEFAULT;
 
 CURL *ccurl_msg_easy_handle(const CURLMsg *msg) { return msg->easy_handle; }

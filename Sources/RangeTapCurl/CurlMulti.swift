@@ -23,13 +23,13 @@ public final class CurlMulti: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Initialises libcurl (once per process) and starts the thread.
-    public init(maxConnections: Int = 64) throws(CurlError) {
+    public init(maxConnections: Int = 64, multiplex: Bool = true) throws(CurlError) {
         let rc = CurlGlobal.initialise()
         guard rc == 0 else { throw .globalInit(rc) }
         guard let m = curl_multi_init() else { throw .multiInit }
         _ = ccurl_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, maxConnections)
-        // HTTP/2 transfers to one origin share a connection, one stream each.
-        _ = ccurl_multi_setopt_long(m, CURLMOPT_PIPELINING, ccurl_pipe_multiplex)
+        // multiplex: HTTP/2 transfers to one origin share a connection, one stream each.
+        _ = ccurl_multi_setopt_long(m, CURLMOPT_PIPELINING, multiplex ? ccurl_pipe_multiplex : ccurl_pipe_nothing)
         multi = SendablePointer(m)
         let thread = Thread { [self] in self.run() }
         thread.name = "rangetap-curl"
@@ -141,7 +141,9 @@ public final class CurlMulti: Sendable {
                     // May call the write callback from inside, which may pause again or abort
                     // (the client went away meanwhile): then libcurl has failed the transfer and
                     // it must end here, not later as if it had completed.
+                    t.deliveringHeld = true
                     let rc = curl_easy_pause(easy, ccurl_pause_cont)
+                    t.deliveringHeld = false
                     endRound(t)
                     if rc != CURLE_OK {
                         var text = t.errorText

@@ -86,6 +86,8 @@ public protocol CurlTransferDelegate: AnyObject, Sendable {
     /// blank line too, for every 1xx response and for trailers).
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer)
     /// Body bytes as read from the socket (after chunked decoding), at most 16 KiB a call.
+    /// While ``CurlTransfer/deliveringHeld`` is true the bytes are ones libcurl kept during a
+    /// pause: returning `.pause` then makes libcurl copy all that is left of them again.
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision
     /// A round of `curl_multi_perform` (or an unpause) that delivered body bytes to this
     /// transfer has ended: bytes that arrived together can be passed on as one piece.

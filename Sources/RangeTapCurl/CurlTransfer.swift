@@ -25,6 +25,11 @@ public final class CurlTransfer: @unchecked Sendable {
     }()
     var paused = false
     var finished = false
+    /// True while `curl_easy_pause` resumes the transfer: libcurl is then handing over what it
+    /// kept while the transfer was paused, bytes it already holds in memory. A delegate that
+    /// pauses again in the middle makes libcurl copy the rest into a new buffer, once per
+    /// pause, so it should take them all (see ``CurlTransferDelegate``).
+    public internal(set) var deliveringHeld = false
     /// Set by the write callback; cleared when the multi thread ends the round.
     var receivedInRound = false
     /// Monotonic nanoseconds of the last byte received (or of the start, or of a resume).

@@ -131,7 +131,9 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
 
     func transfer(_ transfer: CurlTransfer, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlWriteDecision {
         if aborted.load(ordering: .relaxed) { return .abort }
-        guard flow.admit(bytes.count) else {
+        if transfer.deliveringHeld {
+            flow.admitHeld(bytes.count)
+        } else if !flow.admit(bytes.count) {
             passOn()
             context.writer.record(.pause(FlowEvent(t: context.clock.now(), exchange: id)))
             return .pause

@@ -38,6 +38,13 @@ final class FlowControl: Sendable {
         return false
     }
 
+    /// Upstream thread: `n` bytes go to the client whatever the window, because libcurl holds
+    /// them in memory already (what it kept while the transfer was paused): pausing again would
+    /// not keep them out of memory, only make libcurl copy them once more.
+    func admitHeld(_ n: Int) {
+        inFlight.add(n, ordering: .acquiringAndReleasing)
+    }
+
     /// Event loop: `n` bytes were written to the client socket (or dropped). Returns true when
     /// the caller must resume the paused upstream transfer.
     func complete(_ n: Int) -> Bool {

@@ -58,6 +58,12 @@ public struct ProxyConfiguration: Sendable {
     /// tunnels, no h2c on the plain listener, HTTP/1.1 upstream. Off by default: a client gets
     /// HTTP/2 when it offers it and the origin speaks it (docs/http2.md).
     public var http1Only = false
+    /// HTTP/2 streams to one origin share one upstream connection (`--upstream-multiplex`).
+    /// Off by default: each exchange in flight has an upstream connection of its own (HTTP/2
+    /// still, reused by the next exchange once it is free), because libcurl 7.88 cannot hold
+    /// back one paused stream of a shared connection: it goes on reading that stream's data, up
+    /// to the 32 MiB window it granted, while the others move (docs/http2.md).
+    public var upstreamMultiplex = false
     /// Server faults to inject (`--fault`, `--faults`), in order; empty for none.
     public var faultRules: [FaultRule] = []
     /// The client's link as `--shape`/`--shape-trace` set it; nil leaves it as it is.

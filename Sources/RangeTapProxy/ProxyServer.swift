@@ -66,7 +66,7 @@ public final class ProxyServer: Sendable {
         }
         let multi: CurlMulti
         do {
-            multi = try CurlMulti()
+            multi = try CurlMulti(multiplex: configuration.upstreamMultiplex)
         } catch {
             writer.close()
             throw .setup(error.description)

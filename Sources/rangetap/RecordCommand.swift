@@ -55,6 +55,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 on both sides: offer no h2 to clients (ALPN, h2c) and ask none of origins, to compare with what HTTP/2 players do.")
     var http1 = false
 
+    @Flag(name: .long, help: "Send concurrent HTTP/2 requests to one origin as streams of one upstream connection, as the client sent them. Off: one upstream connection per request in flight, because a stream the client stops reading can then hold up to 32 MiB in libcurl (docs/http2.md).")
+    var upstreamMultiplex = false
+
     @Option(name: .long, help: ArgumentHelp("Inject a server fault (repeatable). Match keys host=, path= (exact or a glob such as *.ts), method=, range=yes|no, nth=; actions status=, reset-after=, stall-after=BYTES,for=, delay-head=, ignore-range, off-by-one, drop-header=, header-case=lower|upper|mixed, truncate-after= (docs/lab.md).", valueName: "RULE"))
     var fault: [String] = []
 
@@ -108,6 +111,7 @@ struct RecordCommand: AsyncParsableCommand {
         config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
         config.upstreamCACertificates = upstreamCacert
         config.http1Only = http1
+        config.upstreamMultiplex = upstreamMultiplex
         config.hashBodies = !noHash
         let stderr = StandardError()
         do {

@@ -24,6 +24,8 @@ def main():
     p.add_argument("--reset-after", type=int, default=0)
     p.add_argument("--stall-index", type=int, default=-1,
                    help="never grant this stream's window back (a slow consumer); reset it once the others ended")
+    p.add_argument("--resume-stalled", action="store_true",
+                   help="with --stall-index: once the others ended, read the stalled stream to its end instead of resetting it")
     p.add_argument("--stall-all", type=float, default=0,
                    help="read no stream: grant only the connection window, hold SECONDS once every stream has data, then reset them all")
     p.add_argument("--timeout", type=float, default=30)
@@ -31,6 +33,8 @@ def main():
 
     host, port = a.proxy.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)), timeout=a.timeout)
+    # Without it, Nagle holds each WINDOW_UPDATE until the previous one is acknowledged (40 ms).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     alpn = None
     scheme = "http"
     if a.connect:
@@ -81,7 +85,7 @@ def main():
                 s["sha"].update(ev.data)
                 if ev.stream_ended is not None:
                     s["endOnData"] = len(ev.data) > 0
-                if a.stall_all or s["index"] == a.stall_index:
+                if a.stall_all or (s["index"] == a.stall_index and not s.get("resumed")):
                     # The connection's window is granted back (the others go on), the stream's never.
                     conn.increment_flow_control_window(ev.flow_controlled_length)
                 elif s["index"] == a.reset_index:
@@ -97,6 +101,7 @@ def main():
             elif isinstance(ev, h2.events.StreamEnded):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
+                    streams[ev.stream_id]["endedAt"] = time.time()
             elif isinstance(ev, h2.events.StreamReset):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
@@ -111,16 +116,25 @@ def main():
                     conn.reset_stream(s["id"], error_code=h2.errors.ErrorCodes.CANCEL)
                     s["reset"] = True
                     s["done"] = True
-        stalled = [s for s in streams.values() if s["index"] == a.stall_index and not s["done"]]
+        stalled = [s for s in streams.values() if s["index"] == a.stall_index and not s["done"] and not s.get("resumed")]
         if stalled and all(s["done"] for s in streams.values() if s["index"] != a.stall_index):
             # Hold the stalled stream a moment (the proxy must pause its transfer), then cancel it.
             out = conn.data_to_send()
             if out:
                 sock.sendall(out)
             time.sleep(1.0)
-            conn.reset_stream(stalled[0]["id"], error_code=h2.errors.ErrorCodes.CANCEL)
-            stalled[0]["reset"] = True
-            stalled[0]["done"] = True
+            if a.resume_stalled:
+                if not stalled[0].get("resumed"):
+                    # Read it from now on: grant back all it has sent so far.
+                    stalled[0]["resumed"] = True
+                    stalled[0]["resumedAt"] = time.time()
+                    stalled[0]["bytesAtResume"] = stalled[0]["bytes"]
+                    if stalled[0]["bytes"]:
+                        conn.increment_flow_control_window(stalled[0]["bytes"], stream_id=stalled[0]["id"])
+            else:
+                conn.reset_stream(stalled[0]["id"], error_code=h2.errors.ErrorCodes.CANCEL)
+                stalled[0]["reset"] = True
+                stalled[0]["done"] = True
         out = conn.data_to_send()
         if out:
             sock.sendall(out)
@@ -131,7 +145,8 @@ def main():
     sock.close()
     print(json.dumps({"alpn": alpn, "streams": [
         {"id": s["id"], "range": s["range"], "status": s["status"], "bytes": s["bytes"],
-         "sha256": s["sha"].hexdigest(), "reset": s["reset"], "endOnData": s["endOnData"]}
+         "sha256": s["sha"].hexdigest(), "reset": s["reset"], "endOnData": s["endOnData"],
+         **({"bytesAtResume": s["bytesAtResume"], "resumeToEnd": s["endedAt"] - s["resumedAt"]} if "resumedAt" in s and "endedAt" in s else {})}
         for s in streams.values()]}))
 
 

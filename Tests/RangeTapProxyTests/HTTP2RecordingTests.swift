@@ -176,6 +176,111 @@ struct HTTP2RecordingTests {
         }
     }
 
+    /// One access-log line of the origin: `METHOD URI STATUS BODY_BYTES_SENT CONNECTION ...`.
+    struct OriginLine {
+        let sent: Int
+        let connection: String
+        let range: String
+        init?(_ line: String) {
+            let f = line.split(separator: " ")
+            guard f.count >= 7, let sent = Int(f[3]) else { return nil }
+            self.sent = sent
+            connection = String(f[4])
+            range = String(f[6...].joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        }
+    }
+
+    /// Writes `big.bin` of `mebibytes` (a 1 MiB pattern block repeated, each block marked with
+    /// its index) next to `f.bin` and returns its bytes.
+    func writeBigFile(mebibytes: Int) throws -> Data {
+        var big = Data(capacity: mebibytes << 20)
+        for i in 0..<mebibytes {
+            var block = file.prefix(1 << 20)
+            block[block.startIndex] = UInt8(truncatingIfNeeded: i)
+            big.append(block)
+        }
+        try big.write(to: URL(fileURLWithPath: dir + "/big.bin"))
+        return big
+    }
+
+    /// A stream the client stops reading, next to two it reads, with an HTTP/2 origin: judged by
+    /// the origin's own log. Each exchange has an upstream connection of its own, so TCP holds
+    /// the origin back for the stalled one (what it sent stays near rangetap's window and the
+    /// kernel's buffers). On one shared connection libcurl 7.88 would go on reading that stream
+    /// while the others move, up to the 32 MiB window it granted: 39 of 96 MiB measured by hand.
+    @Test func aStalledStreamHoldsBackTheOriginOverItsOwnUpstreamConnection() async throws {
+        let big = try writeBigFile(mebibytes: 48)
+        let proxy = try await proxy()
+        let mib = 1 << 20
+        let ranges = ["0-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)"]
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/big.bin", "--ranges", ranges.joined(separator: ","), "--stall-index", "0", "--timeout", "60"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        #expect(capture.requests.count == 3)
+        for ex in capture.requests where ex.requestRange != "bytes=\(ranges[0])" {
+            #expect(ex.outcome == .complete && ex.bytesReceived == Int64(40 * mib), "\(ex.summaryLine)")
+            #expect(try capture.body(of: ex) == big.subdata(in: (8 * mib)..<(48 * mib)))
+        }
+        let lines = h2.accessLog().filter { $0.contains("/big.bin") }.compactMap(OriginLine.init)
+        #expect(lines.count == 3, "\(h2.accessLog())")
+        let stalled = try #require(lines.first { $0.range == "bytes=\(ranges[0])" })
+        #expect(stalled.sent < 20 * mib, "the origin sent \(stalled.sent) bytes of the stream nobody read")
+        #expect(Set(lines.map(\.connection)).count == 3, "one upstream connection per stream: \(lines.map(\.connection))")
+        #expect(proxy.server.liveExchanges == 0)
+    }
+
+    /// `--upstream-multiplex`: the streams in flight share one upstream connection, as the
+    /// client's do (the origin's log says which connection served each request).
+    @Test func upstreamMultiplexPutsConcurrentStreamsOnOneConnection() async throws {
+        let proxy = try await proxy { $0.upstreamMultiplex = true }
+        let ranges = ["0-2097151", "2097152-4194303", "4194304-6291455"]
+        let r = try h2RangeClient(proxy, ranges: ranges)
+        #expect(r.status == 0, "\(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        #expect(capture.requests.count == 3 && capture.requests.allSatisfy { $0.outcome == .complete && $0.bytesReceived == 2 << 20 })
+        let lines = h2.accessLog().filter { $0.contains("/f.bin") }.compactMap(OriginLine.init)
+        #expect(lines.count == 3 && Set(lines.map(\.connection)).count == 1, "\(h2.accessLog())")
+    }
+
+    /// With `--upstream-multiplex`, libcurl keeps what arrives for a paused stream (up to the
+    /// window it granted); when the client reads that stream again, rangetap takes all of it at
+    /// the resume instead of pausing again after its own window, which made libcurl copy the
+    /// rest into a new buffer at every pause. The stream then ends byte-exact at the client.
+    @Test func aResumedStreamTakesWhatLibcurlHeldAtOnce() async throws {
+        let big = try writeBigFile(mebibytes: 48)
+        let proxy = try await proxy { $0.upstreamMultiplex = true }
+        let mib = 1 << 20
+        let ranges = ["0-\(24 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)"]
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
+            "--authority", "127.0.0.1:\(h2.port)", "--path", "/big.bin", "--ranges", ranges.joined(separator: ","),
+            "--stall-index", "0", "--resume-stalled", "--timeout", "60"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]
+        let streams = try #require(report?["streams"] as? [[String: Any]])
+        let first = try #require(streams.first { ($0["id"] as? Int) == 1 })
+        #expect(first["bytes"] as? Int == 24 * mib && first["sha256"] as? String == sha256(big.prefix(24 * mib)), "\(first)")
+        let capture = try await proxy.stopAndRead()
+        let stalledID = try #require(requestEvents(capture).first { $0.stream == 1 }?.exchange)
+        let stalled = try #require(capture.requests.first { $0.id == stalledID })
+        #expect(stalled.outcome == .complete && stalled.bytesReceived == Int64(24 * mib))
+        // Flow events of the stalled exchange, in order: one pause while the client did not
+        // read, then at most a few once it took the bulk that libcurl held (before: a pause
+        // every 1 MiB or so, about thirty).
+        let ordered: [String] = capture.events.compactMap {
+            switch $0 {
+            case .pause(let e) where e.exchange == stalledID: "pause"
+            case .resume(let e) where e.exchange == stalledID: "resume"
+            default: nil
+            }
+        }
+        let firstResume = try #require(ordered.firstIndex(of: "resume"))
+        let pausesAfter = ordered[firstResume...].filter { $0 == "pause" }.count
+        #expect(pausesAfter <= 4, "\(pausesAfter) pauses after the client read again: \(ordered)")
+    }
+
     /// A hundred streams on one connection that the client never reads: each stream's upstream
     /// transfer is paused once rangetap holds its flow window's worth, so what the connection
     /// can make rangetap hold is bounded by streams × (window + one read), not by the bodies.

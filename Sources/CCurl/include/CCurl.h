@@ -27,6 +27,7 @@ extern const long ccurl_http_version_1_0;
 extern const long ccurl_http_version_2tls;
 extern const long ccurl_http_version_2_prior_knowledge;
 extern const long ccurl_pipe_multiplex;
+extern const long ccurl_pipe_nothing;
 extern const long ccurl_global_default;
 
 /* The easy handle a CURLMsg is about and its result, without touching the union from Swift. */
