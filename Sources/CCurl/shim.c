@@ -11,6 +11,15 @@ CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { ret
 
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) { return curl_multi_setopt(handle, option, value); }
 
+CURLSH *ccurl_share_ssl_sessions(void) {
+    CURLSH *share = curl_share_init();
+    if (share && curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}
+
 const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 const int ccurl_pause_cont = CURLPAUSE_CONT;
 const long ccurl_http_version_1_1 = CURL_HTTP_VERSION_1_1;

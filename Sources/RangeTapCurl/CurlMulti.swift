@@ -19,6 +19,10 @@ public final class CurlMulti: Sendable {
     }
 
     private let multi: SendablePointer
+    /// TLS sessions shared by every transfer of this multi handle (`CURLOPT_SHARE`), so a new
+    /// connection to an origin resumes a session of an earlier one instead of a full handshake.
+    /// Used only on the multi thread, as libcurl's share handles without lock functions must be.
+    private let sessions: SendablePointer?
     private let shared = Mutex(Shared())
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -31,6 +35,7 @@ public final class CurlMulti: Sendable {
         // multiplex: HTTP/2 transfers to one origin share a connection, one stream each.
         _ = ccurl_multi_setopt_long(m, CURLMOPT_PIPELINING, multiplex ? ccurl_pipe_multiplex : ccurl_pipe_nothing)
         multi = SendablePointer(m)
+        sessions = ccurl_share_ssl_sessions().map(SendablePointer.init)
         let thread = Thread { [self] in self.run() }
         thread.name = "rangetap-curl"
         thread.start()
@@ -122,7 +127,7 @@ public final class CurlMulti: Sendable {
             for command in commands {
                 switch command {
                 case .start(let t):
-                    if let problem = t.prepare(reusing: t.reusesHandles ? idle.popLast() : nil) {
+                    if let problem = t.prepare(reusing: t.reusesHandles ? idle.popLast() : nil, sharing: sessions?.pointer) {
                         t.release()
                         t.delegate.transfer(t, didFinish: .failed(code: -1, message: problem))
                         continue
@@ -183,6 +188,8 @@ public final class CurlMulti: Sendable {
         }
         for handle in idle { curl_easy_cleanup(handle) }
         curl_multi_cleanup(m)
+        // Every easy handle is gone by now, so nothing is attached to the share any more.
+        if let sessions { curl_share_cleanup(sessions.pointer) }
         stopped.signal()
     }
 }

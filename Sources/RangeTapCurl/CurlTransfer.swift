@@ -78,8 +78,9 @@ public final class CurlTransfer: @unchecked Sendable {
     private static let systemCertificateDirectoryExists = FileManager.default.fileExists(atPath: "/etc/ssl/certs")
 
     /// Builds the easy handle: `handle` when given (one `curl_easy_reset` left idle), else a new
-    /// one. Returns an error text when libcurl refuses an option.
-    func prepare(reusing handle: UnsafeMutableRawPointer? = nil) -> String? {
+    /// one; `share`, when given, is the multi handle's share of TLS sessions. Returns an error
+    /// text when libcurl refuses an option.
+    func prepare(reusing handle: UnsafeMutableRawPointer? = nil, sharing share: UnsafeMutableRawPointer? = nil) -> String? {
         guard let easy = handle ?? curl_easy_init() else { return "curl_easy_init failed" }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -95,6 +96,7 @@ public final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "NOPROXY")
         }
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        if let share { check(ccurl_easy_setopt_pointer(easy, CURLOPT_SHARE, share), "SHARE") }
         // The path as the client sent it: no dot-segment removal (`/x/../a` stays).
         check(ccurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS")
         switch request.http2 {

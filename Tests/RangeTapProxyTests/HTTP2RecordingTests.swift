@@ -281,6 +281,48 @@ struct HTTP2RecordingTests {
         #expect(pausesAfter <= 4, "\(pausesAfter) pauses after the client read again: \(ordered)")
     }
 
+    /// The upstream transfers share libcurl's TLS sessions: a new connection to an origin resumes
+    /// the session an earlier one got, as the player's own TLS stack would, instead of a full
+    /// handshake. Judged by the origin (`$ssl_session_reused`). Before, each HTTP/2 transfer had
+    /// a fresh easy handle and its own empty session cache, so none was resumed.
+    @Test func newUpstreamConnectionsResumeATLSSession() async throws {
+        let logs = Paths.temporaryDirectory("tls-log")
+        let origin = try NginxServer(root: dir,
+            extraServerConfig: "ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:RT:1m; access_log \(logs)/tls.log tls;",
+            extraHTTPConfig: "log_format tls '$connection $ssl_session_reused $ssl_protocol $status';",
+            tls: (certificate: tls.certificate, key: tls.key), http2: true)
+        defer { origin.stop() }
+        let proxy = try await proxy()
+        let url = "https://127.0.0.1:\(origin.port)/f.bin"
+        let common = ["-s", "--noproxy", "", "-x", proxy.url] + proxy.curlTrust + ["--http2", "-o", "/dev/null", "-w", "%{http_code}\\n"]
+        // One GET: its upstream connection makes a full handshake and is given a session.
+        let first = try runCommand(try Paths.tool("curl"), common + ["-r", "0-99", url])
+        #expect(first.text == "206\n", "\(first.stderr)")
+        // Three at once: one may take that connection, the others need connections of their own.
+        var args = ["-Z", "--parallel-max", "3"]
+        for i in 0..<3 {
+            if i > 0 { args.append("--next") }
+            // 2 MB each, read slowly: more than rangetap takes from upstream before it pauses a
+            // transfer (its 1 MiB window), so all three upstream transfers are in flight together.
+            args += common + ["--limit-rate", "4M", "-r", "\(i * 2_000_000)-\(i * 2_000_000 + 1_999_999)", url]
+        }
+        let burst = try runCommand(try Paths.tool("curl"), args)
+        #expect(burst.text == "206\n206\n206\n", "\(burst.stderr)")
+        _ = try await proxy.stopAndRead()
+        let lines = ((try? String(contentsOfFile: logs + "/tls.log", encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        // connection -> reused ("r") or not ("."), in the order the connections first appear.
+        var order: [String] = []
+        var reused: [String: Bool] = [:]
+        for f in lines where f.count >= 4 {
+            if reused[f[0]] == nil { order.append(f[0]) }
+            reused[f[0]] = f[1] == "r"
+        }
+        try #require(order.count >= 3 && lines.count == 4, "\(lines)")
+        #expect(reused[order[0]] == false, "the first connection had no session to resume")
+        #expect(order.dropFirst().filter { reused[$0] == true }.count == order.count - 1, "every later connection resumed: \(lines)")
+        #expect(lines.allSatisfy { $0.count >= 3 && $0[2] == "TLSv1.3" }, "\(lines)")
+    }
+
     /// A hundred streams on one connection that the client never reads: each stream's upstream
     /// transfer is paused once rangetap holds its flow window's worth, so what the connection
     /// can make rangetap hold is bounded by streams × (window + one read), not by the bodies.

@@ -19,6 +19,10 @@ CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
+/* A share handle holding TLS sessions (CURL_LOCK_DATA_SSL_SESSION), or NULL. No lock functions:
+   use it from one thread only. */
+CURLSH *ccurl_share_ssl_sessions(void);
+
 /* Macros turned into constants. */
 extern const size_t ccurl_writefunc_pause;
 extern const int ccurl_pause_cont;
