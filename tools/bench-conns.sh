@@ -41,10 +41,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[bench-conns %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
+bench_script bench-conns
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
   IDLE_N=200 BURST_N=1000 BURST_C=200

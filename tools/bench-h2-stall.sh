@@ -30,10 +30,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[bench-h2-stall %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
+bench_script bench-h2-stall
 
 (($# <= 1)) || die "usage: tools/bench-h2-stall.sh [RANGETAP_BIN]"
 [[ $# == 1 ]] && RANGETAP=$1

@@ -29,10 +29,7 @@ SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[bench-instructions %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
+bench_script bench-instructions
 
 ab_binaries "tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
 N=${BENCH_REQUESTS:-100}

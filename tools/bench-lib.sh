@@ -1,4 +1,13 @@
-# Shared by the benchmarks in tools/ (source it after lib.sh, once `log` and `die` exist).
+# Shared by the benchmarks in tools/ (source it after lib.sh, then call `bench_script NAME`).
+
+# bench_script NAME: the script's `log` (progress on stderr, prefixed "[NAME HH:MM:SS]") and `die`
+# (logs ERROR and exits 2: it cannot run); no proxy from the environment reaches its curl calls.
+bench_script() {
+  BENCH_NAME=$1
+  unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+  log() { printf '[%s %s] %s\n' "$BENCH_NAME" "$(date +%H:%M:%S)" "$*" >&2; }
+  die() { log "ERROR: $*"; exit 2; }
+}
 
 # release_binary: sets BIN to $RANGETAP when given, else builds the binary tools/install.sh and
 # the .deb ship (`release_build` of tools/release-build.sh) in $REPO_DIR and uses it, so that

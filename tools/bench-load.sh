@@ -54,10 +54,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
 . "$SCRIPT_DIR/mitm-venv.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[bench-load %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
+bench_script bench-load
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
   ROUNDS=${BENCH_ROUNDS:-2} DUR=${BENCH_DURATION:-3}

@@ -29,10 +29,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[bench-request-cpu %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 2; }
+bench_script bench-request-cpu
 
 ab_binaries "tools/bench-request-cpu.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
 ROUNDS=${BENCH_ROUNDS:-3}

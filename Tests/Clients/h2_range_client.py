@@ -101,7 +101,6 @@ def main():
             elif isinstance(ev, h2.events.StreamEnded):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
-                    streams[ev.stream_id]["endedAt"] = time.time()
             elif isinstance(ev, h2.events.StreamReset):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
@@ -118,19 +117,17 @@ def main():
                     s["done"] = True
         stalled = [s for s in streams.values() if s["index"] == a.stall_index and not s["done"] and not s.get("resumed")]
         if stalled and all(s["done"] for s in streams.values() if s["index"] != a.stall_index):
-            # Hold the stalled stream a moment (the proxy must pause its transfer), then cancel it.
+            # Hold the stalled stream a moment (the proxy must pause its transfer), then cancel it
+            # or, with --resume-stalled, read it from now on.
             out = conn.data_to_send()
             if out:
                 sock.sendall(out)
             time.sleep(1.0)
             if a.resume_stalled:
-                if not stalled[0].get("resumed"):
-                    # Read it from now on: grant back all it has sent so far.
-                    stalled[0]["resumed"] = True
-                    stalled[0]["resumedAt"] = time.time()
-                    stalled[0]["bytesAtResume"] = stalled[0]["bytes"]
-                    if stalled[0]["bytes"]:
-                        conn.increment_flow_control_window(stalled[0]["bytes"], stream_id=stalled[0]["id"])
+                # Grant back all it has sent so far; later DATA is acknowledged as it comes.
+                stalled[0]["resumed"] = True
+                if stalled[0]["bytes"]:
+                    conn.increment_flow_control_window(stalled[0]["bytes"], stream_id=stalled[0]["id"])
             else:
                 conn.reset_stream(stalled[0]["id"], error_code=h2.errors.ErrorCodes.CANCEL)
                 stalled[0]["reset"] = True
@@ -145,8 +142,7 @@ def main():
     sock.close()
     print(json.dumps({"alpn": alpn, "streams": [
         {"id": s["id"], "range": s["range"], "status": s["status"], "bytes": s["bytes"],
-         "sha256": s["sha"].hexdigest(), "reset": s["reset"], "endOnData": s["endOnData"],
-         **({"bytesAtResume": s["bytesAtResume"], "resumeToEnd": s["endedAt"] - s["resumedAt"]} if "resumedAt" in s and "endedAt" in s else {})}
+         "sha256": s["sha"].hexdigest(), "reset": s["reset"], "endOnData": s["endOnData"]}
         for s in streams.values()]}))
 
 

@@ -34,11 +34,11 @@ struct HTTP2RecordingTests {
     }
 
     /// Runs `Tests/Clients/h2_range_client.py` through `proxy`'s CONNECT tunnel to the h2 origin,
-    /// asking `/f.bin` for `ranges` on one connection; `extra` adds its options.
-    func h2RangeClient(_ proxy: ProxyHarness, ranges: [String], _ extra: [String] = []) throws -> CommandResult {
+    /// asking `path` for `ranges` on one connection; `extra` adds its options.
+    func h2RangeClient(_ proxy: ProxyHarness, path: String = "/f.bin", ranges: [String], _ extra: [String] = []) throws -> CommandResult {
         try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
             "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/f.bin", "--ranges", ranges.joined(separator: ",")] + extra)
+            "--authority", "127.0.0.1:\(h2.port)", "--path", path, "--ranges", ranges.joined(separator: ",")] + extra)
     }
 
     func requestEvents(_ capture: RecordedCapture) -> [RequestEvent] {
@@ -213,9 +213,7 @@ struct HTTP2RecordingTests {
         let proxy = try await proxy()
         let mib = 1 << 20
         let ranges = ["0-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)"]
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/big.bin", "--ranges", ranges.joined(separator: ","), "--stall-index", "0", "--timeout", "60"])
+        let r = try h2RangeClient(proxy, path: "/big.bin", ranges: ranges, ["--stall-index", "0", "--timeout", "60"])
         #expect(r.status == 0, "\(r.stderr)")
         let capture = try await proxy.stopAndRead()
         #expect(capture.requests.count == 3)
@@ -253,10 +251,7 @@ struct HTTP2RecordingTests {
         let proxy = try await proxy { $0.upstreamMultiplex = true }
         let mib = 1 << 20
         let ranges = ["0-\(24 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)", "\(8 * mib)-\(48 * mib - 1)"]
-        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_range_client.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(h2.port)", "--cafile", try #require(proxy.caCertificate),
-            "--authority", "127.0.0.1:\(h2.port)", "--path", "/big.bin", "--ranges", ranges.joined(separator: ","),
-            "--stall-index", "0", "--resume-stalled", "--timeout", "60"])
+        let r = try h2RangeClient(proxy, path: "/big.bin", ranges: ranges, ["--stall-index", "0", "--resume-stalled", "--timeout", "60"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]
         let streams = try #require(report?["streams"] as? [[String: Any]])
