@@ -97,6 +97,7 @@ let package = Package(
             name: "RangeTapReplay",
             dependencies: [
                 "RangeTapCore",
+                "RangeTapTLS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

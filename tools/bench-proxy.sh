@@ -499,44 +499,7 @@ TLS_SERVER=""
 if ((NEED_TLS)); then
   [[ $nginx_V == *http_ssl_module* ]] || die "this nginx has no http_ssl_module (BENCH_SKIP_TLS=1 runs the plain rows)"
   ((RUN_H2)) && { [[ $nginx_V == *http_v2_module* ]] || die "this nginx has no http_v2_module (BENCH_SKIP_H2=1 leaves the HTTP/2 rows out)"; }
-  mkdir -p "$TLS_DIR"
-  cat >"$TLS_DIR/ca.cnf" <<'EOF'
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-O = rangetap bench-proxy
-CN = bench-proxy origin test CA
-[ext]
-basicConstraints = critical,CA:TRUE
-keyUsage = critical,keyCertSign,cRLSign
-subjectKeyIdentifier = hash
-EOF
-  cat >"$TLS_DIR/server.cnf" <<'EOF'
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-O = rangetap bench-proxy
-CN = localhost
-[ext]
-basicConstraints = critical,CA:FALSE
-keyUsage = critical,digitalSignature
-extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost,IP:127.0.0.1,DNS:*.bench.test
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-EOF
-  {
-    openssl req -x509 -new -config "$TLS_DIR/ca.cnf" -extensions ext -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
-      -nodes -keyout "$TLS_DIR/origin-ca.key" -out "$ORIGIN_CA" -days 3 -sha256 &&
-    openssl req -new -config "$TLS_DIR/server.cnf" -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
-      -nodes -keyout "$TLS_DIR/server.key" -out "$TLS_DIR/server.csr" &&
-    openssl x509 -req -in "$TLS_DIR/server.csr" -CA "$ORIGIN_CA" -CAkey "$TLS_DIR/origin-ca.key" \
-      -set_serial "0x$(openssl rand -hex 8)" -days 3 -sha256 -extfile "$TLS_DIR/server.cnf" -extensions ext \
-      -out "$TLS_DIR/server.pem" &&
-    openssl verify -CAfile "$ORIGIN_CA" "$TLS_DIR/server.pem"
-  } >"$TLS_DIR/openssl.log" 2>&1 || { cat "$TLS_DIR/openssl.log" >&2; die "openssl could not make the test certificates"; }
+  origin_certificates "$TLS_DIR" bench-proxy
   # tls_server LISTEN_SUFFIX: a default TLS server block; TLS_PORT speaks HTTP/1.1 only, H2_PORT
   # also offers h2 by ALPN (nginx 1.22: `listen ... http2`; default 128 concurrent streams)
   tls_server() {

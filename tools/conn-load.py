@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """conn-load.py - many HTTP/1.1 client connections through a forward proxy on 127.0.0.1.
 
-Standard library only (asyncio). Every request is the absolute form
+Standard library only (asyncio), and the `h2` package for --scheme h2. With --scheme http (the
+default) every request is the absolute form
     GET http://127.0.0.1:ORIGIN/PATH?c=I HTTP/1.1
 with a Host header, sent to the proxy at 127.0.0.1:PROXY; I numbers the connections from 0, so
-the capture can be matched to the clients one for one. Only 127.0.0.1 is ever contacted.
+the capture can be matched to the clients one for one. With --scheme https or h2 each connection
+asks the proxy for `CONNECT 127.0.0.1:ORIGIN`, makes a TLS handshake through the tunnel trusting
+--ca (the proxy's CA: it intercepts, with a leaf for the IP address), offering ALPN http/1.1 or
+h2, and sends `GET /PATH?c=I` as HTTP/1.1 or as one HTTP/2 stream. Only 127.0.0.1 is ever
+contacted.
 
 Modes:
   idle   Warms the proxy with --warmup short connections, reads the memory of --pid (VmRSS,
@@ -23,6 +28,7 @@ import argparse
 import asyncio
 import hashlib
 import os
+import ssl
 import sys
 import time
 
@@ -63,8 +69,18 @@ class Fetch:
             return "connect: timeout"
         except OSError as e:
             return f"connect: {e.strerror or e}"
-        req = (f"GET http://{HOST}:{a.origin_port}{a.path}?c={self.index} HTTP/1.1\r\n"
-               f"Host: {HOST}:{a.origin_port}\r\nUser-Agent: conn-load\r\n\r\n").encode()
+        authority = f"{HOST}:{a.origin_port}"
+        if a.scheme == "http":
+            req = (f"GET http://{authority}{a.path}?c={self.index} HTTP/1.1\r\n"
+                   f"Host: {authority}\r\nUser-Agent: conn-load\r\n\r\n").encode()
+        else:
+            err = await self.tunnel(authority)
+            if err:
+                return err
+            if a.scheme == "h2":
+                return await self.h2_get(authority)
+            req = (f"GET {a.path}?c={self.index} HTTP/1.1\r\n"
+                   f"Host: {authority}\r\nUser-Agent: conn-load\r\n\r\n").encode()
         try:
             self.writer.write(req)
             await asyncio.wait_for(self.writer.drain(), t)
@@ -99,6 +115,89 @@ class Fetch:
         if a.sha256 and hashlib.sha256(body).hexdigest() != a.sha256:
             return "body: SHA-256 differs"
         return None
+
+    async def tunnel(self, authority):
+        """CONNECT through the proxy, then TLS inside the tunnel; None, or what went wrong."""
+        a = self.args
+        t = a.op_timeout
+        try:
+            self.writer.write(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
+            await asyncio.wait_for(self.writer.drain(), t)
+            head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), t)
+        except asyncio.TimeoutError:
+            return "connect-tunnel: timeout"
+        except asyncio.IncompleteReadError:
+            return "connect-tunnel: connection closed before the proxy's answer"
+        except (OSError, asyncio.LimitOverrunError) as e:
+            return f"connect-tunnel: {e}"
+        status = head.split(b"\r\n", 1)[0].decode("latin-1")
+        if status.split(" ")[1:2] != ["200"]:
+            return f"connect-tunnel: {status!r}"
+        try:
+            await asyncio.wait_for(self.writer.start_tls(self.args.tls_context, server_hostname=HOST), t)
+        except asyncio.TimeoutError:
+            return "tls: handshake timeout"
+        except (OSError, ssl.SSLError) as e:
+            return f"tls: {e}"
+        chosen = self.writer.get_extra_info("ssl_object").selected_alpn_protocol()
+        wanted = "h2" if a.scheme == "h2" else "http/1.1"
+        if chosen not in (wanted, None if wanted == "http/1.1" else wanted):
+            return f"tls: ALPN chose {chosen!r}, not {wanted}"
+        return None
+
+    async def h2_get(self, authority):
+        """One GET as stream 1 of an HTTP/2 connection; the connection stays open."""
+        import h2.config
+        import h2.connection
+        import h2.events
+        a = self.args
+        t = a.op_timeout
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding=None))
+        conn.initiate_connection()
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", authority.encode()),
+                                (b":path", f"{a.path}?c={self.index}".encode()), (b"user-agent", b"conn-load")],
+                          end_stream=True)
+        status = None
+        body = bytearray()
+        try:
+            self.writer.write(conn.data_to_send())
+            await asyncio.wait_for(self.writer.drain(), t)
+            for _ in range(100_000):  # bounded: one read per frame batch
+                data = await asyncio.wait_for(self.reader.read(65536), t)
+                if not data:
+                    return f"body: connection closed after {len(body)} bytes" if status else "head: connection closed"
+                for ev in conn.receive_data(data):
+                    if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
+                        status = dict(ev.headers).get(b":status", b"?").decode()
+                        if status != "200":
+                            return f"status: {status}"
+                    elif isinstance(ev, h2.events.DataReceived) and ev.stream_id == sid:
+                        body += ev.data
+                        conn.acknowledge_received_data(ev.flow_controlled_length, sid)
+                    elif isinstance(ev, h2.events.StreamReset) and ev.stream_id == sid:
+                        return f"body: stream reset ({ev.error_code})"
+                    elif isinstance(ev, h2.events.ConnectionTerminated):
+                        return f"body: GOAWAY ({ev.error_code})"
+                    elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
+                        self.h2 = conn
+                        out = conn.data_to_send()
+                        if out:
+                            self.writer.write(out)
+                        if len(body) != a.size:
+                            return f"body: {len(body)} bytes, expected {a.size}"
+                        if a.sha256 and hashlib.sha256(body).hexdigest() != a.sha256:
+                            return "body: SHA-256 differs"
+                        return None
+                out = conn.data_to_send()
+                if out:
+                    self.writer.write(out)
+                    await asyncio.wait_for(self.writer.drain(), t)
+            return "body: too many reads"
+        except asyncio.TimeoutError:
+            return "body: timeout" if status else "head: timeout"
+        except (OSError, ssl.SSLError) as e:
+            return f"body: {e}"
 
     def close(self):
         if self.writer is not None:
@@ -199,6 +298,9 @@ def main():
     p.add_argument("--proxy-port", type=int, required=True)
     p.add_argument("--origin-port", type=int, required=True)
     p.add_argument("--path", default="/16k.bin")
+    p.add_argument("--scheme", choices=["http", "https", "h2"], default="http",
+                   help="http: absolute-form GETs; https, h2: CONNECT and TLS through the proxy")
+    p.add_argument("--ca", help="https, h2: the proxy's CA certificate (PEM) to trust")
     p.add_argument("--size", type=int, required=True, help="expected body length")
     p.add_argument("--sha256", default="", help="expected body SHA-256 (hex)")
     p.add_argument("--count", type=int, required=True)
@@ -213,6 +315,20 @@ def main():
         p.error("--count 1..100000, --concurrency 1..10000, --warmup 0..10000")
     if args.mode == "idle" and args.pid is None:
         p.error("idle needs --pid")
+    if args.scheme != "http":
+        if not args.ca:
+            p.error(f"--scheme {args.scheme} needs --ca")
+        if args.scheme == "h2":
+            try:
+                import h2  # noqa: F401
+            except ImportError:
+                p.error("--scheme h2 needs the Python h2 package (python3 -m pip install h2)")
+        try:
+            ctx = ssl.create_default_context(cafile=args.ca)
+        except (OSError, ssl.SSLError) as e:
+            p.error(f"--ca {args.ca}: {e}")
+        ctx.set_alpn_protocols(["h2"] if args.scheme == "h2" else ["http/1.1"])
+        args.tls_context = ctx
     run = idle if args.mode == "idle" else burst
     try:
         return asyncio.run(asyncio.wait_for(run(args), args.deadline))

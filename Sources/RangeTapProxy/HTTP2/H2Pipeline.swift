@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP2
 
 /// Builds an HTTP/2 client connection's pipeline after whatever carries its bytes (the socket,
-/// or TLS inside an intercepted tunnel): `NIOHTTP2Handler` → ``H2FrameTap`` →
+/// or TLS inside an intercepted tunnel): ``H2ReadCopier`` → `NIOHTTP2Handler` → ``H2FrameTap`` →
 /// `HTTP2StreamMultiplexer` (one ``H2StreamHandler`` per stream) → ``H2ConnectionHandler``.
 enum H2Pipeline {
     /// Streams a client may open at once.
@@ -12,6 +12,7 @@ enum H2Pipeline {
     static func install(on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession, inherited: ClientSession.Inherited) throws {
         let sync = channel.pipeline.syncOperations
         let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire), eventLoop: channel.eventLoop)
+        try sync.addHandler(H2ReadCopier())
         // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
         try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),

@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import RangeTapCore
+import RangeTapTLS
 import Synchronization
 
 /// A capture served back as an HTTP/1.1 origin, for tests and demos.
@@ -132,7 +133,10 @@ public final class FixtureServer: Sendable {
                 track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls {
+                        try sync.addHandler(NIOSSLServerHandler(context: tls))
+                        try sync.addHandler(TLSWriteBudget())
+                    }
                     // Requests are decoded by NIO; answers are written as raw bytes (no encoder),
                     // so recorded heads go out exactly as they were received.
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))

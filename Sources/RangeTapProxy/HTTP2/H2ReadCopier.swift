@@ -1,0 +1,30 @@
+import NIOCore
+
+/// Sits right below `NIOHTTP2Handler` and hands it small reads (``limit`` bytes or fewer) in
+/// buffers of their own size, copied out of the buffer they arrived in.
+///
+/// Why: the HTTP/2 frame decoder keeps the last buffer it was given, empty or not, until the next
+/// read. Under TLS that buffer is `NIOSSLHandler`'s 32 KiB plaintext buffer, which NIOSSL then
+/// finds shared and replaces with a new one on its next read: every read of an HTTP/2 client
+/// allocated 32 KiB, and every idle connection held two such buffers. A client's reads on an
+/// HTTP/2 connection are small (requests, `WINDOW_UPDATE`s, `PING`s), so the copy costs less
+/// than the allocation it saves; larger reads (uploads) pass through as they are.
+/// (docs/https.md, "Memory of an idle connection".) Event loop only.
+final class H2ReadCopier: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// The largest read that is copied.
+    static let limit = 4096
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard buffer.readableBytes <= Self.limit else {
+            context.fireChannelRead(data)
+            return
+        }
+        var copy = context.channel.allocator.buffer(capacity: buffer.readableBytes)
+        copy.writeImmutableBuffer(buffer)
+        context.fireChannelRead(wrapInboundOut(copy))
+    }
+}
