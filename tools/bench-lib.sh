@@ -79,14 +79,18 @@ forget() {
 # stop PID SIGNAL SECONDS: signal, wait at most SECONDS for the exit, then SIGKILL. Sets STOP_RC.
 STOP_RC=0
 stop() {
-  local pid=$1 sig=$2 secs=$3 i
+  local pid=$1 sig=$2 secs=$3 i exited=0
   kill "-$sig" "$pid" 2>/dev/null || true
   for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
+    # Gone, or a zombie: it exited. (Asking again after the loop raced with bash reaping the
+    # zombie in between, and then "did not exit" was logged and a reaped PID sent SIGKILL.)
+    if ! kill -0 "$pid" 2>/dev/null || [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]]; then
+      exited=1
+      break
+    fi
     sleep 0.1
   done
-  if kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]]; then
+  if ((!exited)); then
     log "pid $pid did not exit $secs s after SIG$sig: SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
   fi

@@ -8,7 +8,11 @@ import RangeTapTLS
 /// event that is `established` (with SNI, version, ALPN and cipher), `rejected` (the client
 /// refused the minted certificate: an alert such as unknown_ca, or a close mid-handshake), or
 /// `failed`. Closes a connection whose handshake does not finish within the head timeout.
-/// After the handshake, a client closing without close_notify is an ordinary hang-up.
+/// After the handshake, a client closing without close_notify is an ordinary hang-up; one that
+/// sends close_notify gets the connection closed at once (rangetap's close_notify, then the
+/// socket), as NIO closes a plain connection on its EOF: the channel allows half-closure, so
+/// NIOSSL reports the client's close_notify as `inputClosed` and would otherwise leave the
+/// connection open until the client gave up waiting (Python's asyncio waits 30 s).
 final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -47,6 +51,10 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? ChannelEvent, e == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
         if let tls = event as? TLSUserEvent, case .handshakeCompleted(let alpn) = tls {
             let version = (try? context.pipeline.syncOperations.nioSSL_tlsVersion()).flatMap { $0 }.map(Self.name)
                 ?? hello.server.map { TLSHello.versionName($0.version) }

@@ -57,6 +57,25 @@ struct HTTPSInterceptionTests {
         #expect(!keyBody.isEmpty && !events.contains(keyBody) && !events.contains(String(keyBody.prefix(24))))
     }
 
+    /// A client that closes its TLS session properly (close_notify, then waits for the server's,
+    /// as `SSLSocket.unwrap` and Python's asyncio do) gets rangetap's close_notify at once, as
+    /// nginx answers it, and the capture closes the connection then, by the client. rangetap
+    /// used to leave such a connection open until the client gave up (asyncio: 30 s).
+    @Test func aClientsCloseNotifyIsAnsweredAndTheConnectionCloses() async throws {
+        let proxy = try await origins.proxy()
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/tls_close_notify.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--connect", "127.0.0.1:\(origins.secure.port)",
+            "--cafile", try #require(proxy.caCertificate), "--path", "/f.bin", "--timeout", "10"], timeout: 30)
+        let capture = try await proxy.stopAndRead()
+        #expect(r.text.contains("status=200") && r.text.contains("bytes=\(file.count)"), "\(r.text) \(r.stderr)")
+        #expect(r.text.contains("unwrap=ok"), "rangetap did not answer the client's close_notify: \(r.text)")
+        let seconds = r.text.split(separator: "\n").first { $0.hasPrefix("unwrap_seconds=") }.flatMap { Double($0.dropFirst(15)) }
+        #expect((seconds ?? 99) < 5, "\(r.text)")
+        let closes = capture.events.compactMap { if case .connectionClose(let e) = $0 { e } else { nil } }
+        #expect(closes.count == 1 && closes.first?.by == .client, "\(closes)")
+        #expect(capture.requests.count == 1 && capture.requests.first?.outcome == .complete)
+    }
+
     @Test func aClientThatDoesNotTrustTheCAIsRecordedAsRejectedAndTheProxyKeepsServing() async throws {
         let proxy = try await origins.proxy()
         let refused = try curl(["-x", proxy.url, origins.url(.https, "f.bin", host: "localhost"), "-o", "/dev/null"])
