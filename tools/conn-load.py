@@ -81,16 +81,9 @@ class Fetch:
                 return await self.h2_get(authority)
             req = (f"GET {a.path}?c={self.index} HTTP/1.1\r\n"
                    f"Host: {authority}\r\nUser-Agent: conn-load\r\n\r\n").encode()
-        try:
-            self.writer.write(req)
-            await asyncio.wait_for(self.writer.drain(), t)
-            head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), t)
-        except asyncio.TimeoutError:
-            return "head: timeout"
-        except asyncio.IncompleteReadError:
-            return "head: connection closed before the response head"
-        except (OSError, asyncio.LimitOverrunError) as e:
-            return f"head: {e}"
+        head, err = await self.send_for_head(req, "head", "the response head")
+        if err:
+            return err
         lines = head.decode("latin-1").split("\r\n")
         parts = lines[0].split(" ", 2)
         if len(parts) < 2 or parts[1] != "200":
@@ -116,20 +109,29 @@ class Fetch:
             return "body: SHA-256 differs"
         return None
 
+    async def send_for_head(self, request, kind, what):
+        """Sends `request` and reads up to the end of the head that answers it: (head, None), or
+        (None, "KIND: what went wrong")."""
+        t = self.args.op_timeout
+        try:
+            self.writer.write(request)
+            await asyncio.wait_for(self.writer.drain(), t)
+            return await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), t), None
+        except asyncio.TimeoutError:
+            return None, f"{kind}: timeout"
+        except asyncio.IncompleteReadError:
+            return None, f"{kind}: connection closed before {what}"
+        except (OSError, asyncio.LimitOverrunError) as e:
+            return None, f"{kind}: {e}"
+
     async def tunnel(self, authority):
         """CONNECT through the proxy, then TLS inside the tunnel; None, or what went wrong."""
         a = self.args
         t = a.op_timeout
-        try:
-            self.writer.write(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
-            await asyncio.wait_for(self.writer.drain(), t)
-            head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), t)
-        except asyncio.TimeoutError:
-            return "connect-tunnel: timeout"
-        except asyncio.IncompleteReadError:
-            return "connect-tunnel: connection closed before the proxy's answer"
-        except (OSError, asyncio.LimitOverrunError) as e:
-            return f"connect-tunnel: {e}"
+        head, err = await self.send_for_head(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode(),
+                                             "connect-tunnel", "the proxy's answer")
+        if err:
+            return err
         status = head.split(b"\r\n", 1)[0].decode("latin-1")
         if status.split(" ")[1:2] != ["200"]:
             return f"connect-tunnel: {status!r}"
