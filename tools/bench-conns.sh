@@ -54,6 +54,7 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 . "$SCRIPT_DIR/bench-lib.sh"
+. "$SCRIPT_DIR/origin-certs.sh"
 bench_script bench-conns
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then

@@ -161,6 +161,7 @@ log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=tools/mitm-venv.sh
 . "$SCRIPT_DIR/mitm-venv.sh"
+. "$SCRIPT_DIR/origin-certs.sh"
 
 # ---------------------------------------------------------------- packages
 need_pkgs=()

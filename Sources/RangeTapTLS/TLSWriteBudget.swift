@@ -18,10 +18,10 @@ import NIOCore
 /// ciphertext of a write is counted as its bytes plus ``recordOverhead`` per record of up to
 /// 16 KiB: HTTP/2's 9-byte frame headers are records too.
 ///
-/// What it costs: a `write(2)` per 31 KiB rather than per round, about 2.5 % more CPU for a 1 GiB
-/// HTTPS GET (medians of six runs). Keeping the added flushes from the socket (tried) saved the
-/// syscalls but not the CPU: NIOSSL then needs a fresh buffer for each flush, as the socket still
-/// holds the last one.
+/// What it costs: a `write(2)` per 31 KiB rather than per round, about 5 % of a single bulk TLS
+/// transfer's throughput (docs/https.md). Keeping the added flushes from the socket (tried) saved
+/// the syscalls but not the CPU: NIOSSL then needs a fresh buffer for each flush, as the socket
+/// still holds the last one.
 ///
 /// The promise of a split write goes with its last slice; the writes reach TLS in order, so it
 /// completes once all of them are on the socket. Event loop only.
