@@ -10,6 +10,48 @@ bench_script() {
 }
 
 
+# cpu_ticks PID: user + system clock ticks of PID and its children (nginx workers), 0 when gone.
+cpu_ticks() {
+  local p t=0 s f
+  for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+    read -r -a f <<<"${s##*) }"   # after the command name: field 3 (state) is f[0]
+    t=$((t + f[11] + f[12]))      # utime (14), stime (15)
+  done
+  echo "$t"
+}
+
+# median: the median of the numbers on stdin (separated by blanks), one decimal; empty for none.
+median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# ratio A B: A / B, two decimals; "-" when either is missing or B is 0.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+# ge A B: 1 when the number A is at least B, else 0.
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && a != "" && a + 0 >= b + 0) }' && echo 1 || echo 0; }
+# target_row NAME MEASURED TARGET VERDICT: a line of a load benchmark's target table; VERDICT 1 is
+# PASS, 0 is FAIL (counted in FAILS), anything else is printed as it is ("not run: ...").
+target_row() {
+  local verdict=PASS
+  case $4 in 1) ;; 0) verdict=FAIL; FAILS=$((FAILS + 1)) ;; *) verdict=$4 ;; esac
+  printf '%-58s %-12s %-10s %s\n' "$1" "$2" "$3" "$verdict"
+}
+
+# load_targets LABEL PRE POST: the target rows of a load benchmark for rangetap and
+# rangetap-nobodies, >= 0.8x nginx-proxy and >= 5x mitm, from the medians in the caller's
+# associative array MED["PRE<config>,POST"]; with MITM_REASON set the mitm rows say "not run".
+load_targets() {
+  local label=$1 pre=$2 post=$3 cfg x
+  for cfg in rangetap rangetap-nobodies; do
+    x=$(ratio "${MED[$pre$cfg,$post]}" "${MED[${pre}nginx-proxy,$post]}")
+    target_row "$label $cfg / nginx-proxy (req/s, medians)" "${x}x" ">= 0.8x" "$(ge "$x" 0.8)"
+    if [[ -n $MITM_REASON ]]; then
+      target_row "$label $cfg / mitm (req/s, medians)" "-" ">= 5x" "not run: $MITM_REASON"
+    else
+      x=$(ratio "${MED[$pre$cfg,$post]}" "${MED[${pre}mitm,$post]}")
+      target_row "$label $cfg / mitm (req/s, medians)" "${x}x" ">= 5x" "$(ge "$x" 5)"
+    fi
+  done
+}
+
 # release_binary: sets BIN to $RANGETAP when given, else builds the binary tools/install.sh and
 # the .deb ship (`release_build` of tools/release-build.sh) in $REPO_DIR and uses it, so that
 # memory figures are those of what users run; dies when there is no binary.

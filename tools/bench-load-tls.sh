@@ -81,13 +81,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 need_origin_tools "${need[@]}"
 nginx_V=$("$NGINX" -V 2>&1)
 [[ $nginx_V == *http_ssl_module* && $nginx_V == *http_v2_module* ]] || die "this nginx has no http_ssl_module or http_v2_module"
-MITM_REASON=""
-MITMDUMP="$VENV/bin/mitmdump"
-if [[ $NO_MITM == 1 ]]; then
-  MITM_REASON="BENCH_NO_MITM=1"
-elif ! MITM_REASON=$(mitm_venv "$VENV"); then
-  MITM_REASON="mitmproxy could not be installed: $MITM_REASON"
-fi
+mitm_prepare "$VENV" "$NO_MITM"
 release_binary
 
 mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
@@ -152,16 +146,6 @@ fi
 CONFIGS=(direct nginx-proxy rangetap rangetap-nobodies)
 [[ -z $MITM_REASON ]] && CONFIGS+=(mitm)
 
-# cpu_ticks PID: user + system clock ticks of PID and its children, 0 when gone.
-cpu_ticks() {
-  local p t=0 s f
-  for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-    read -r -a f <<<"${s##*) }"
-    t=$((t + f[11] + f[12]))
-  done
-  echo "$t"
-}
 HZ=$(getconf CLK_TCK)
 
 # ---------------------------------------------------------------- one run
@@ -249,8 +233,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 # ---------------------------------------------------------------- report
-median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 declare -A MED
 echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -272,25 +254,10 @@ done
 echo "# CPU_s/10k: user+system CPU seconds of that proxy (direct: the origin) per 10,000 requests, over all rounds; bad: transfers without 200, the object's size and the scheme's HTTP version"
 echo
 printf '%-58s %-12s %-10s %s\n' target measured target result
-row() {  # row NAME MEASURED TARGET PASS(0|1|text)
-  local verdict=PASS
-  case $4 in 1) ;; 0) verdict=FAIL; FAILS=$((FAILS + 1)) ;; *) verdict=$4 ;; esac
-  printf '%-58s %-12s %-10s %s\n' "$1" "$2" "$3" "$verdict"
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && a != "" && a + 0 >= b + 0) }' && echo 1 || echo 0; }
 bad_all=0 body_all=0 cap_all=0
 for scheme in "${SCHEMES[@]}"; do
   for size in "${SIZES[@]}"; do
-    for cfg in rangetap rangetap-nobodies; do
-      x=$(ratio "${MED[$scheme,$cfg,$size]}" "${MED[$scheme,nginx-proxy,$size]}")
-      row "$scheme $size $cfg / nginx-proxy (req/s, medians)" "${x}x" ">= 0.8x" "$(ge "$x" 0.8)"
-      if [[ -n $MITM_REASON ]]; then
-        row "$scheme $size $cfg / mitm (req/s, medians)" "-" ">= 5x" "not run: $MITM_REASON"
-      else
-        x=$(ratio "${MED[$scheme,$cfg,$size]}" "${MED[$scheme,mitm,$size]}")
-        row "$scheme $size $cfg / mitm (req/s, medians)" "${x}x" ">= 5x" "$(ge "$x" 5)"
-      fi
-    done
+    load_targets "$scheme $size" "$scheme," "$size"
     for cfg in "${CONFIGS[@]}"; do
       bad_all=$((bad_all + ${BAD[$scheme,$cfg,$size]:-0}))
       body_all=$((body_all + ${BODYBAD[$scheme,$cfg,$size]:-0}))
@@ -298,9 +265,9 @@ for scheme in "${SCHEMES[@]}"; do
     done
   done
 done
-row "transfers without 200, the size and the HTTP version" "$bad_all" "0" "$([[ $bad_all == 0 ]] && echo 1 || echo 0)"
-row "check GET after each run: 200, exact bytes" "$body_all bad" "0 bad" "$([[ $body_all == 0 ]] && echo 1 || echo 0)"
-row "rangetap captures: one complete GET per request; exit 0" "$cap_all bad" "0 bad" "$([[ $cap_all == 0 ]] && echo 1 || echo 0)"
+target_row "transfers without 200, the size and the HTTP version" "$bad_all" "0" "$([[ $bad_all == 0 ]] && echo 1 || echo 0)"
+target_row "check GET after each run: 200, exact bytes" "$body_all bad" "0 bad" "$([[ $body_all == 0 ]] && echo 1 || echo 0)"
+target_row "rangetap captures: one complete GET per request; exit 0" "$cap_all bad" "0 bad" "$([[ $cap_all == 0 ]] && echo 1 || echo 0)"
 if ((FAILS)); then
   echo "# $FAILS FAIL"
   exit 1

@@ -76,13 +76,7 @@ bytes_of() { case $1 in 16k) echo 16384 ;; 512k) echo 524288 ;; esac; }
 # ---------------------------------------------------------------- packages
 need_load_tools
 
-MITM_REASON=""
-MITMDUMP="$VENV/bin/mitmdump"
-if [[ $NO_MITM == 1 ]]; then
-  MITM_REASON="BENCH_NO_MITM=1"
-elif ! MITM_REASON=$(mitm_venv "$VENV"); then
-  MITM_REASON="mitmproxy could not be installed: $MITM_REASON"
-fi
+mitm_prepare "$VENV" "$NO_MITM"
 
 # ---------------------------------------------------------------- binary
 release_binary
@@ -99,16 +93,6 @@ echo "# load: wrk -t$THREADS -c$CONNS -d${DUR}s, $ROUNDS rounds, order rotated e
 T=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-load.XXXXXX")
 stop_on_exit
 
-# cpu_ticks PID: user + system clock ticks of PID and its children (nginx workers), 0 when gone.
-cpu_ticks() {
-  local p t=0 s f
-  for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-    read -r -a f <<<"${s##*) }"   # after the command name: field 3 (state) is f[0]
-    t=$((t + f[11] + f[12]))      # utime (14), stime (15)
-  done
-  echo "$t"
-}
 HZ=$(getconf CLK_TCK)
 
 # ---------------------------------------------------------------- origin, nginx proxy
@@ -238,8 +222,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 # ---------------------------------------------------------------- report
-median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 declare -A MED
 echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -261,24 +243,7 @@ echo "# CPU_s/10k: user+system CPU seconds of that proxy (nginx-direct: the orig
 echo "# capture: per rangetap run (in round order), exchanges in the capture minus (wrk requests + 1 curl check); +0..+$CONNS allowed (requests in flight when wrk stops)"
 echo
 printf '%-58s %-12s %-10s %s\n' target measured target result
-row() {  # row NAME MEASURED TARGET PASS(0|1|-)
-  local verdict=PASS
-  case $4 in 1) ;; 0) verdict=FAIL; FAILS=$((FAILS + 1)) ;; *) verdict=$4 ;; esac
-  printf '%-58s %-12s %-10s %s\n' "$1" "$2" "$3" "$verdict"
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && a != "" && a + 0 >= b + 0) }' && echo 1 || echo 0; }
-for size in "${SIZES[@]}"; do
-  for cfg in rangetap rangetap-nobodies; do
-    x=$(ratio "${MED[$cfg,$size]}" "${MED[nginx-proxy,$size]}")
-    row "$size $cfg / nginx-proxy (req/s, medians)" "${x}x" ">= 0.8x" "$(ge "$x" 0.8)"
-    if [[ -n $MITM_REASON ]]; then
-      row "$size $cfg / mitm (req/s, medians)" "-" ">= 5x" "not run: $MITM_REASON"
-    else
-      x=$(ratio "${MED[$cfg,$size]}" "${MED[mitm,$size]}")
-      row "$size $cfg / mitm (req/s, medians)" "${x}x" ">= 5x" "$(ge "$x" 5)"
-    fi
-  done
-done
+for size in "${SIZES[@]}"; do load_targets "$size" "" "$size"; done
 bad_non2xx=0 bad_body=0 bad_cap=0
 for size in "${SIZES[@]}"; do
   for cfg in "${CONFIGS[@]}"; do
@@ -287,9 +252,9 @@ for size in "${SIZES[@]}"; do
     bad_cap=$((bad_cap + ${CAPBAD[$cfg,$size]:-0}))
   done
 done
-row "wrk non-2xx/3xx responses, all runs" "$bad_non2xx" "0" "$([[ $bad_non2xx == 0 ]] && echo 1 || echo 0)"
-row "curl check after each run: status 200, exact bytes" "$bad_body bad" "0 bad" "$([[ $bad_body == 0 ]] && echo 1 || echo 0)"
-row "rangetap captures: exchanges = wrk + 1, +0..$CONNS; exit 0" "$bad_cap bad" "0 bad" "$([[ $bad_cap == 0 ]] && echo 1 || echo 0)"
+target_row "wrk non-2xx/3xx responses, all runs" "$bad_non2xx" "0" "$([[ $bad_non2xx == 0 ]] && echo 1 || echo 0)"
+target_row "curl check after each run: status 200, exact bytes" "$bad_body bad" "0 bad" "$([[ $bad_body == 0 ]] && echo 1 || echo 0)"
+target_row "rangetap captures: exchanges = wrk + 1, +0..$CONNS; exit 0" "$bad_cap bad" "0 bad" "$([[ $bad_cap == 0 ]] && echo 1 || echo 0)"
 if ((FAILS)); then
   echo "# $FAILS FAIL"
   exit 1

@@ -19,3 +19,16 @@ mitm_venv() {
   echo "${reason:-unknown error}"
   return 1
 }
+
+# mitm_prepare VENV OFF: sets MITMDUMP (VENV/bin/mitmdump) and MITM_REASON, empty when mitmproxy
+# is there (installed by mitm_venv when missing), else why its rows are not run: OFF=1 (the
+# caller's BENCH_NO_MITM=1) or the install's failure.
+mitm_prepare() {
+  MITMDUMP="$1/bin/mitmdump"
+  MITM_REASON=""
+  if [[ $2 == 1 ]]; then
+    MITM_REASON="BENCH_NO_MITM=1"
+  elif ! MITM_REASON=$(mitm_venv "$1"); then
+    MITM_REASON="mitmproxy could not be installed: $MITM_REASON"
+  fi
+}
