@@ -58,9 +58,9 @@ struct HTTPSInterceptionTests {
     }
 
     /// A client that closes its TLS session properly (close_notify, then waits for the server's,
-    /// as `SSLSocket.unwrap` and Python's asyncio do) gets rangetap's close_notify at once, as
-    /// nginx answers it, and the capture closes the connection then, by the client. rangetap
-    /// used to leave such a connection open until the client gave up (asyncio: 30 s).
+    /// as `SSLSocket.unwrap` and Python's asyncio do) gets rangetap's close_notify at once (nginx
+    /// closes at once, without one), and the capture closes the connection then, by the client.
+    /// rangetap used to leave such a connection open until the client gave up (asyncio: 30 s).
     @Test func aClientsCloseNotifyIsAnsweredAndTheConnectionCloses() async throws {
         let proxy = try await origins.proxy()
         let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/tls_close_notify.py",
