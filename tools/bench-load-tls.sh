@@ -152,7 +152,7 @@ HZ=$(getconf CLK_TCK)
 declare -A RPS CPU REQ BAD BODYBAD CAPBAD
 FAILS=0
 run() {  # run SCHEME CONFIG SIZE ROUND
-  local scheme=$1 cfg=$2 size=$3 r=$4 n pid="" rt_pid="" port host url list="$T/list-$1-$3.cfg" out c0 c1 t0 t1
+  local scheme=$1 cfg=$2 size=$3 r=$4 n pid="" rt_pid="" port url list="$T/list-$1-$3.cfg" out c0 c1 t0 t1
   n=$(requests_of "$size")
   out="$T/curl-$scheme-$cfg-$size-$r.out"
   port=$([[ $scheme == h2 ]] && echo "$H2_PORT" || echo "$TLS_PORT")

@@ -182,7 +182,6 @@ class Fetch:
                     elif isinstance(ev, h2.events.ConnectionTerminated):
                         return f"body: GOAWAY ({ev.error_code})"
                     elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
-                        self.h2 = conn
                         out = conn.data_to_send()
                         if out:
                             self.writer.write(out)

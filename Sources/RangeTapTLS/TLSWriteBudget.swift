@@ -77,13 +77,10 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
         // Bounded: each pass either flushes a non-empty budget, or writes a slice that fills an
         // empty one (a whole budget holds at least one byte).
         while pending + Self.ciphertext(of: buffer.readableBytes) > capacity {
+            // What fits is less than the buffer holds. With little room left, flush what waits
+            // rather than cut off a sliver.
             let fits = Self.plaintext(fitting: capacity - pending)
-            if pending > 0 && fits < buffer.readableBytes / 2 {
-                // Little room left: flush what waits rather than cut off a sliver.
-                flushNow(context)
-                continue
-            }
-            if fits > 0, let part = buffer.readSlice(length: min(fits, buffer.readableBytes)) {
+            if fits > 0, pending == 0 || fits >= buffer.readableBytes / 2, let part = buffer.readSlice(length: fits) {
                 context.write(wrapOutboundOut(part), promise: nil)
             }
             flushNow(context)

@@ -133,10 +133,7 @@ public final class FixtureServer: Sendable {
                 track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    if let tls {
-                        try sync.addHandler(NIOSSLServerHandler(context: tls))
-                        try sync.addHandler(TLSWriteBudget())
-                    }
+                    if let tls { try sync.addTLSServerHandlers(context: tls) }
                     // Requests are decoded by NIO; answers are written as raw bytes (no encoder),
                     // so recorded heads go out exactly as they were received.
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
