@@ -4,10 +4,6 @@ import RangeTapProxy
 import RangeTapTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Correctness under load (issue 15, "Performance"): a burst of short connections through the
 /// recording proxy against nginx, each one GET of a 16 KiB file, at most 200 in flight. The client
 /// is tools/conn-load.py (the client of tools/bench-conns.sh), which checks every response: 200,
@@ -22,26 +18,12 @@ struct ConnectionBurstTests {
     /// Length of the served file.
     static let size = 16 * 1024
 
-    /// Raises the soft RLIMIT_NOFILE of this process (the proxy runs in it, and the client
-    /// inherits it) to what the burst needs, and fails naming the limit if it cannot.
-    func raiseDescriptorLimit() throws {
+    @Test func aBurstOfConnectionsIsServedExactlyAndRecordedWhole() async throws {
         // The proxy holds two descriptors per client connection (the socket and the duplicate
         // ClientWire keeps for TCP_INFO) and one per upstream connection; conn-load.py, which
         // inherits the limit, one per connection. Twice that, for connections still closing
         // while new ones open.
-        let needed = rlim_t(6 * Self.inFlight + 1024)
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < needed {
-            limit.rlim_cur = min(needed, limit.rlim_max)
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-        try #require(limit.rlim_cur >= needed, "RLIMIT_NOFILE is \(limit.rlim_cur) (hard \(limit.rlim_max)); \(Self.inFlight) connections in flight need \(needed)")
-    }
-
-    @Test func aBurstOfConnectionsIsServedExactlyAndRecordedWhole() async throws {
-        try raiseDescriptorLimit()
+        try raiseDescriptorLimit(to: 6 * Self.inFlight + 1024, for: "\(Self.inFlight) connections in flight")
         let root = Paths.temporaryDirectory("burst-www")
         defer { try? FileManager.default.removeItem(atPath: root) }
         var generator = SeededGenerator(seed: 15)
