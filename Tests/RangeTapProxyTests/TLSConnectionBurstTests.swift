@@ -7,7 +7,7 @@ import Testing
 /// Correctness under load over HTTPS and HTTP/2 (issue 15, "the same rows for https and h2"): a
 /// burst of short intercepted connections through the recording proxy against nginx over TLS,
 /// each a CONNECT, a TLS handshake with a leaf the proxy minted, and one GET of a 16 KiB file
-/// (HTTP/1.1 inside the tunnel for `https`, one HTTP/2 stream for `h2`), at most 100 in flight.
+/// (HTTP/1.1 inside the tunnel for `https`, one HTTP/2 stream for `h2`), at most 200 in flight.
 /// The client is tools/conn-load.py (the client of tools/bench-conns.sh's TLS rows), which checks
 /// every response: 200, exactly the file's length, the file's SHA-256, and the HTTP version. Each
 /// client closes its TLS session with close_notify, as Python's `ssl` does. The capture must hold
@@ -15,9 +15,9 @@ import Testing
 @Suite(.serialized)
 struct TLSConnectionBurstTests {
     /// Connections in each burst.
-    static let connections = 600
+    static let connections = 5000
     /// At most this many at once.
-    static let inFlight = 100
+    static let inFlight = 200
     /// Length of the served file.
     static let size = 16 * 1024
 
