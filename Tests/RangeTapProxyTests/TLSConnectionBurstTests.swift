@@ -38,21 +38,11 @@ struct TLSConnectionBurstTests {
         let proxy = try await tls.interceptingProxy()
         defer { try? FileManager.default.removeItem(atPath: (proxy.capturePath as NSString).deletingLastPathComponent) }
 
-        let run = try runCommand(try Paths.tool("python3"), [
-            Paths.root + "/tools/conn-load.py", "burst", "--scheme", scheme, "--ca", try #require(proxy.caCertificate),
-            "--proxy-port", String(proxy.port), "--origin-port", String(nginx.port),
-            "--path", "/16k.bin", "--size", String(Self.size), "--sha256", sha,
-            "--count", String(Self.connections), "--concurrency", String(Self.inFlight),
-            "--op-timeout", "60", "--deadline", "280",
-        ], timeout: 300)
-        let figures = Dictionary(run.text.split(separator: "\n").compactMap { line -> (String, String)? in
-            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-            return parts.count == 2 ? (parts[0], parts[1]) : nil
-        }, uniquingKeysWith: { first, _ in first })
+        let ca: String = try #require(proxy.caCertificate)
+        let burst = try ConnLoadBurst(scheme: scheme, ca: ca, proxyPort: proxy.port, originPort: nginx.port,
+                                      path: "/16k.bin", size: Self.size, sha256: sha, connections: Self.connections, inFlight: Self.inFlight)
         // Every client: status 200, 16,384 bytes, the file's SHA-256, over the scheme's HTTP version.
-        #expect(run.status == 0, "conn-load.py: \(run.text) \(run.stderr)")
-        #expect(figures["ok"] == String(Self.connections), "\(run.text)")
-        #expect(figures["errors"] == "0", "\(run.text)")
+        #expect(burst.servedAll(Self.connections), "\(burst.report)")
 
         let capture = try await proxy.stopAndRead()
         // No lost events: per connection a CONNECT (its request and the handshake's `tls` event,
