@@ -18,6 +18,9 @@
 #          connection keeps after carrying a large body (a player's connections carry segments);
 #          that row opens 20 connections at a time after 100 warm-up ones, so that the memory of
 #          the transfers in flight is reached before the first reading.
+#          Each idle row runs BENCH_IDLE_ROUNDS times (3; 1 with BENCH_QUICK=1), each with a
+#          fresh rangetap, and reports the median KiB per connection (the readings of one binary
+#          move by about 1 KiB from run to run); every round must serve and keep every connection.
 #          For http, the 16 KiB row also against a second nginx acting as a reverse proxy
 #          (proxy_pass to the first), as a baseline for what a C server pays per idle connection
 #          (BENCH_NGINX_BASELINE=0: not).
@@ -39,7 +42,9 @@
 #
 # Usage: tools/bench-conns.sh
 # Environment:
-#   BENCH_QUICK=1        200 idle connections, 1,000 in the burst (200 in flight): about a minute
+#   BENCH_QUICK=1        200 idle connections, 1,000 in the burst (200 in flight), one idle round:
+#                        about a minute
+#   BENCH_IDLE_ROUNDS=N  rounds of each idle row, median reported (default 3, 1..9)
 #   BENCH_SCHEMES="http https h2"  the schemes to run (any of the three, in that order)
 #   RANGETAP=BIN         use this binary; otherwise the one tools/install.sh builds
 #                        (`swift build -c release --product rangetap --static-swift-stdlib`)
@@ -58,10 +63,11 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 bench_script bench-conns
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
-  IDLE_N=200 BURST_N=1000 BURST_C=200
+  IDLE_N=200 BURST_N=1000 BURST_C=200 IDLE_ROUNDS=${BENCH_IDLE_ROUNDS:-1}
 else
-  IDLE_N=1000 BURST_N=5000 BURST_C=500
+  IDLE_N=1000 BURST_N=5000 BURST_C=500 IDLE_ROUNDS=${BENCH_IDLE_ROUNDS:-3}
 fi
+[[ $IDLE_ROUNDS =~ ^[1-9]$ ]] || die "BENCH_IDLE_ROUNDS must be 1..9, not '$IDLE_ROUNDS'"
 FILE_SIZE=16384
 BIG_SIZE=$((1 << 20))
 TARGET_KIB=64
@@ -172,16 +178,16 @@ info() { ROWS+=("$(printf '%-62s %-22s %-12s %s' "$1" "$2" "-" "info")"); }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }' && echo 1 || echo 0; }
 
 # ---------------------------------------------------------------- idle
-idle_rows() {  # idle_rows LABEL OUTFILE JUDGED(0|1)
+idle_rows() {  # idle_rows LABEL OUTFILE JUDGED(0|1) [KIB: the figure judged, else the file's]
   local f=$2 n kib ok open
-  n=$(val "$f" connections); kib=$(val "$f" kib_per_connection); ok=$(val "$f" ok); open=$(val "$f" still_open)
+  n=$(val "$f" connections); kib=${4:-$(val "$f" kib_per_connection)}; ok=$(val "$f" ok); open=$(val "$f" still_open)
   if [[ -z $kib ]]; then
     row "$1: KiB per connection" "no figure" "<= $TARGET_KIB KiB" 0
     sed 's/^/    /' "$f" "$f.err" >&2
     return
   fi
   if [[ $3 == 1 ]]; then
-    row "$1: KiB per connection ($n conns)" "$kib" "<= $TARGET_KIB" "$(le "$kib" "$TARGET_KIB")"
+    row "$1: KiB per connection ($n conns${4:+, median of $IDLE_ROUNDS})" "$kib" "<= $TARGET_KIB" "$(le "$kib" "$TARGET_KIB")"
     row "$1: served and still open" "$ok / $open of $n" "$n / $n" "$([[ $ok == "$n" && $open == "$n" ]] && echo 1 || echo 0)"
   else  # a baseline: reported, not judged
     info "$1: KiB per connection ($n conns)" "$kib"
@@ -202,20 +208,35 @@ exchanges_per_connection() { [[ $1 == http ]] && echo 1 || echo 2; }
 # so that the heap the transfers in flight need (a flow-control window of up to 1 MiB each) is
 # reached before the first reading and is not counted as the idle connections' cost.
 idle_scheme() {
-  local scheme=$1 file=$2 label=$3 per concurrency=100 warmup=50
+  local scheme=$1 file=$2 label=$3 per concurrency=100 warmup=50 r f kibs=() files=() served=1 exchanges=() want
   [[ $file == 1m.bin ]] && { concurrency=20; warmup=100; }
   per=$(exchanges_per_connection "$scheme")
-  log "idle $scheme: $IDLE_N keep-alive connections through rangetap, one GET of $file each"
-  start_rangetap "$scheme" "$T/idle.rtap"
-  load "$scheme" "$file" "$T/idle-$scheme-$file.out" idle --proxy-port "$RT_PORT" --pid "$RT_PID" --count "$IDLE_N" --concurrency "$concurrency" --warmup "$warmup" --settle 2 --deadline 600
-  stop_rangetap
-  idle_rows "$label" "$T/idle-$scheme-$file.out" 1
-  local idle_summary idle_exchanges
-  idle_summary=$("$BIN" summary "$T/idle.rtap" 2>&1 | tail -n 1 || true)
-  idle_exchanges=$(sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p' <<<"$idle_summary")
-  row "$label: capture exchanges (($warmup warm-up + $IDLE_N) x $per)" "${idle_exchanges:-?}" "$(((warmup + IDLE_N) * per))" "$([[ $idle_exchanges == $(((warmup + IDLE_N) * per)) ]] && echo 1 || echo 0)"
-  [[ $RT_STOP_RC == 0 ]] || log "rangetap (idle $scheme) exited with status $RT_STOP_RC"
-  rm -rf "$T/idle.rtap"
+  want=$(((warmup + IDLE_N) * per))
+  for ((r = 1; r <= IDLE_ROUNDS; r++)); do
+    log "idle $scheme, round $r of $IDLE_ROUNDS: $IDLE_N keep-alive connections through rangetap, one GET of $file each"
+    f="$T/idle-$scheme-$file-r$r.out"
+    start_rangetap "$scheme" "$T/idle.rtap"
+    load "$scheme" "$file" "$f" idle --proxy-port "$RT_PORT" --pid "$RT_PID" --count "$IDLE_N" --concurrency "$concurrency" --warmup "$warmup" --settle 2 --deadline 600
+    stop_rangetap
+    [[ $RT_STOP_RC == 0 ]] || log "rangetap (idle $scheme, round $r) exited with status $RT_STOP_RC"
+    kibs+=("$(val "$f" kib_per_connection)")
+    files+=("$f")
+    [[ $(val "$f" ok) == "$IDLE_N" && $(val "$f" still_open) == "$IDLE_N" ]] || served=0
+    exchanges+=("$("$BIN" summary "$T/idle.rtap" 2>&1 | tail -n 1 | sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p')")
+    rm -rf "$T/idle.rtap"
+  done
+  # The round whose figure is the median (the middle one of an odd count) gives the detail rows.
+  local median pick=${files[0]}
+  median=$(median <<<"${kibs[*]}")
+  for ((r = 0; r < IDLE_ROUNDS; r++)); do
+    if awk -v a="${kibs[r]}" -v m="$median" 'BEGIN { exit !(a != "" && sprintf("%.1f", a) == m) }'; then pick=${files[r]}; break; fi
+  done
+  idle_rows "$label" "$pick" 1 "$median"
+  ((IDLE_ROUNDS == 1)) || info "$label: KiB per connection, each round" "${kibs[*]}"
+  ((IDLE_ROUNDS == 1)) || row "$label: served and still open, every round" "$([[ $served == 1 ]] && echo yes || echo no)" "yes" "$served"
+  local all_right=1 x
+  for x in "${exchanges[@]}"; do [[ $x == "$want" ]] || all_right=0; done
+  row "$label: capture exchanges (($warmup warm-up + $IDLE_N) x $per)" "${exchanges[*]}" "$want" "$all_right"
 }
 
 # ---------------------------------------------------------------- burst

@@ -6,9 +6,9 @@ import Testing
 
 /// Correctness under load (issue 15, "Performance"): a burst of 5,000 short connections (the
 /// issue's figure) through the recording proxy against nginx, each one GET of a 16 KiB file, at
-/// most 500 in flight. The client is tools/conn-load.py (the client of tools/bench-conns.sh), which checks every response: 200,
-/// exactly the file's length, the file's SHA-256. The capture must hold every exchange, whole.
-/// Nothing here is timed: only counts and bytes are asserted.
+/// most 500 in flight. The client is tools/conn-load.py (the client of tools/bench-conns.sh),
+/// which checks every response: 200, exactly the file's length, the file's SHA-256. The capture
+/// must hold every exchange, whole. Nothing here is timed: only counts and bytes are asserted.
 @Suite(.serialized)
 struct ConnectionBurstTests {
     /// Connections in the burst.
