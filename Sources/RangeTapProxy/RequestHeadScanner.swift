@@ -81,20 +81,26 @@ struct RequestHeadScanner {
                 if b == 10 { endLine(&out) }
             case .head:
                 closePass(i)
-                let b = bytes[i]
-                i += 1
-                if head.count < Self.maxHeadBytes {
-                    head.append(b)
-                } else {
-                    // Too long to be a head rangetap keeps: hand it on and stop looking.
-                    out.append(.held(head + [b]))
+                // A line at a time: up to and with the next LF, or to the end of the input.
+                let lf = memchr(bytes.baseAddress! + i, 10, bytes.count - i)
+                let runEnd = lf.map { bytes.baseAddress!.distance(to: UnsafeRawPointer($0)) + 1 } ?? bytes.count
+                let room = Self.maxHeadBytes - head.count
+                if runEnd - i > room {
+                    // Too long to be a head rangetap keeps: the byte past the limit (never the
+                    // LF, which lies further on) ends it; hand it on and stop looking.
+                    head.append(contentsOf: bytes[i..<(i + room)])
+                    out.append(.held(head + [bytes[i + room]]))
                     head.removeAll()
                     line.removeAll()
                     state = .opaque
+                    i += room + 1
                     continue
                 }
-                line.append(b)
-                if b == 10 { endLine(&out) }
+                let run = bytes[i..<runEnd]
+                head.append(contentsOf: run)
+                line.append(contentsOf: run)
+                i = runEnd
+                if lf != nil { endLine(&out) }
             }
         }
         closePass(bytes.count)
@@ -104,9 +110,28 @@ struct RequestHeadScanner {
     private mutating func endLine(_ out: inout [Segment]) {
         var end = line.count - 1
         if end > 0 && line[end - 1] == 13 { end -= 1 }
+        if case .head = state {
+            // A head line matters only for whether it is empty: no copy of it.
+            line.removeAll(keepingCapacity: true)
+            headLineEnded(isEmpty: end == 0, out: &out)
+            return
+        }
         let content = Array(line[..<end])
         line.removeAll(keepingCapacity: true)
         lineEnded(content, out: &out)
+    }
+
+    private mutating func headLineEnded(isEmpty: Bool, out: inout [Segment]) {
+        // Empty lines before a request line are ignored (RFC 9112 §2.2).
+        if isEmpty && head.count <= 2 {
+            head.removeAll(keepingCapacity: true)
+            return
+        }
+        guard isEmpty else { return }
+        let done = head
+        head.removeAll(keepingCapacity: true)
+        out.append(.head(raw: done))
+        state = Self.framing(of: done)
     }
 
     /// A head as NIO's strict decoder accepts it: bare LF line ends made CRLF (RFC 9112 §2.2
@@ -142,17 +167,6 @@ struct RequestHeadScanner {
 
     private mutating func lineEnded(_ content: [UInt8], out: inout [Segment]) {
         switch state {
-        case .head:
-            // Empty lines before a request line are ignored (RFC 9112 §2.2).
-            if content.isEmpty && head.count <= 2 {
-                head.removeAll(keepingCapacity: true)
-                return
-            }
-            guard content.isEmpty else { return }
-            let done = head
-            head.removeAll(keepingCapacity: true)
-            out.append(.head(raw: done))
-            state = Self.framing(of: done)
         case .chunkSize:
             let hex = content.prefix { $0 != 59 && $0 != 32 && $0 != 9 }  // up to ';' or whitespace
             guard let size = Int64(String(decoding: hex, as: UTF8.self), radix: 16), size >= 0 else {
