@@ -165,7 +165,6 @@ load() {  # load SCHEME FILE OUTFILE ARGS...: runs tools/conn-load.py, its key=v
   python3 "$SCRIPT_DIR/conn-load.py" "$@" --scheme "$scheme" "${tls[@]}" --origin-port "$port" --path "/$file" \
     --size "$size" --sha256 "$sha" >"$out" 2>"$out.err" || true
 }
-val() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }  # val FILE KEY
 
 ROWS=()
 FAILS=0
@@ -225,12 +224,11 @@ idle_scheme() {
     exchanges+=("$("$BIN" summary "$T/idle.rtap" 2>&1 | tail -n 1 | sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p')")
     rm -rf "$T/idle.rtap"
   done
-  # The round whose figure is the median (the middle one of an odd count) gives the detail rows.
+  # The round whose figure is the median (the middle one of an odd count; both are spelled with
+  # one decimal) gives the detail rows.
   local median pick=${files[0]}
   median=$(median <<<"${kibs[*]}")
-  for ((r = 0; r < IDLE_ROUNDS; r++)); do
-    if awk -v a="${kibs[r]}" -v m="$median" 'BEGIN { exit !(a != "" && sprintf("%.1f", a) == m) }'; then pick=${files[r]}; break; fi
-  done
+  for ((r = 0; r < IDLE_ROUNDS; r++)); do [[ ${kibs[r]} == "$median" ]] && { pick=${files[r]}; break; }; done
   idle_rows "$label" "$pick" 1 "$median"
   ((IDLE_ROUNDS == 1)) || info "$label: KiB per connection, each round" "${kibs[*]}"
   ((IDLE_ROUNDS == 1)) || row "$label: served and still open, every round" "$([[ $served == 1 ]] && echo yes || echo no)" "yes" "$served"

@@ -9,6 +9,8 @@ bench_script() {
   die() { log "ERROR: $*"; exit 2; }
 }
 
+# val FILE KEY: the value of the first KEY=value line of FILE (the scripts' reports and clients).
+val() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }
 
 # cpu_ticks PID: user + system clock ticks of PID and its children (nginx workers), 0 when gone.
 cpu_ticks() {

@@ -147,7 +147,6 @@ CONFIGS=(nginx-direct nginx-proxy rangetap rangetap-nobodies)
 # ---------------------------------------------------------------- one run
 declare -A RPS CPU REQ NON2XX SOCKERR BODYBAD CAPBAD CAPNOTE
 FAILS=0
-val() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }  # val FILE KEY
 
 run() {  # run CONFIG SIZE ROUND
   local cfg=$1 size=$2 r=$3 port pid="" cap="" out="$T/wrk-$1-$2-$3.out" c0 c1 rt_pid="" code

@@ -24,8 +24,11 @@ struct RequestHeadScanner {
     }
 
     private var state: State = .head
+    /// The line being read in the chunk-size and trailer states.
     private var line: [UInt8] = []
     private var head: [UInt8] = []
+    /// Where the head line being read starts in `head`.
+    private var headLineStart = 0
 
     /// Whether part of a request head has arrived and the rest has not.
     var isInsideHead: Bool {
@@ -91,16 +94,14 @@ struct RequestHeadScanner {
                     head.append(contentsOf: bytes[i..<(i + room)])
                     out.append(.held(head + [bytes[i + room]]))
                     head.removeAll()
-                    line.removeAll()
+                    headLineStart = 0
                     state = .opaque
                     i += room + 1
                     continue
                 }
-                let run = bytes[i..<runEnd]
-                head.append(contentsOf: run)
-                line.append(contentsOf: run)
+                head.append(contentsOf: bytes[i..<runEnd])
                 i = runEnd
-                if lf != nil { endLine(&out) }
+                if lf != nil { headLineEnded(&out) }
             }
         }
         closePass(bytes.count)
@@ -110,26 +111,27 @@ struct RequestHeadScanner {
     private mutating func endLine(_ out: inout [Segment]) {
         var end = line.count - 1
         if end > 0 && line[end - 1] == 13 { end -= 1 }
-        if case .head = state {
-            // A head line matters only for whether it is empty: no copy of it.
-            line.removeAll(keepingCapacity: true)
-            headLineEnded(isEmpty: end == 0, out: &out)
-            return
-        }
         let content = Array(line[..<end])
         line.removeAll(keepingCapacity: true)
         lineEnded(content, out: &out)
     }
 
-    private mutating func headLineEnded(isEmpty: Bool, out: inout [Segment]) {
+    /// A head line ended with the LF last in `head`. It matters only for whether it is empty
+    /// (nothing before its CRLF or LF), read where it stands in `head`, with no copy.
+    private mutating func headLineEnded(_ out: inout [Segment]) {
+        let length = head.count - headLineStart
+        let isEmpty = length == 1 || (length == 2 && head[headLineStart] == 13)
+        headLineStart = head.count
         // Empty lines before a request line are ignored (RFC 9112 §2.2).
         if isEmpty && head.count <= 2 {
             head.removeAll(keepingCapacity: true)
+            headLineStart = 0
             return
         }
         guard isEmpty else { return }
         let done = head
         head.removeAll(keepingCapacity: true)
+        headLineStart = 0
         out.append(.head(raw: done))
         state = Self.framing(of: done)
     }
