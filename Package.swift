@@ -195,6 +195,7 @@ let package = Package(
         .testTarget(
             name: "RangeTapProxyTests",
             dependencies: [
+                "CMalloc",
                 "RangeTapCore",
                 "RangeTapProxy",
                 "RangeTapTLS",

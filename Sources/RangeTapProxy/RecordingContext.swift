@@ -12,7 +12,8 @@ final class RecordingContext: Sendable {
     let multi: CurlMulti
     /// TLS contexts for intercepted tunnels; nil when tunnels stay opaque.
     let intercept: InterceptContexts?
-    let allocator = ByteBufferAllocator()
+    /// Where the rounds of upstream transfers come from.
+    let allocator = RoundBufferPool.allocator
     /// Which https origins speak HTTP/2 (asked before a client is offered `h2`).
     let originProtocols = OriginProtocols()
     private let exchangeIDs = Atomic<Int>(0)

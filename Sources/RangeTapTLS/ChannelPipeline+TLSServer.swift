@@ -5,8 +5,12 @@ extension ChannelPipeline.SynchronousOperations {
     /// Adds TLS as rangetap terminates it: `NIOSSLServerHandler` with `context`, and right above
     /// it the ``TLSWriteBudget`` that keeps NIOSSL's outbound buffer at 32 KiB. Intercepted
     /// tunnels and `serve --tls` both go through here, so no TLS connection is left without it.
-    public func addTLSServerHandlers(context: NIOSSLContext) throws {
+    /// Returns the budget, which HTTP/2 narrows once ALPN has chosen it.
+    @discardableResult
+    public func addTLSServerHandlers(context: NIOSSLContext) throws -> TLSWriteBudget {
+        let budget = TLSWriteBudget()
         try addHandler(NIOSSLServerHandler(context: context))
-        try addHandler(TLSWriteBudget())
+        try addHandler(budget)
+        return budget
     }
 }

@@ -40,6 +40,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("SO_SNDBUF for client sockets, to measure cancel points tightly: bytes, or 16k, 1m.", valueName: "size"))
     var clientSndbuf: String?
 
+    @Option(name: .long, help: ArgumentHelp("Memory of upstream read buffers (64 KiB and larger) kept for reuse once written: bytes, or 8m (default); what a burst needed beyond it goes back to the kernel. 0 returns every buffer at once (more page faults).", valueName: "size"))
+    var bufferPool: String?
+
     @Flag(name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
     var allowRemote = false
 
@@ -87,10 +90,17 @@ struct RecordCommand: AsyncParsableCommand {
         do { return Int(try SizeText.bytes(clientSndbuf)) } catch { throw ValidationError("--client-sndbuf: \(error)") }
     }
 
+    /// `--buffer-pool` in bytes.
+    private func poolCap() throws -> Int {
+        guard let bufferPool else { return RoundBufferPool.defaultCap }
+        do { return Int(try SizeText.bytes(bufferPool)) } catch { throw ValidationError("--buffer-pool: \(error)") }
+    }
+
     func validate() throws {
         _ = try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8080")
         do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error); 0 for no limit") }
         do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit") }
+        if try poolCap() > 1 << 30 { throw ValidationError("--buffer-pool \(bufferPool ?? ""): must be at most 1g") }
         if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) { throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g") }
         for pattern in noIntercept where HostPattern(pattern) == nil {
             throw ValidationError("--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
@@ -99,6 +109,7 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap("rangetap")
+        RoundBufferPool.setCap(try poolCap())
         let address = try ListenAddress(listen: listen, port: self.port, default: "127.0.0.1:8080")
         var config = ProxyConfiguration(
             listenHost: address.host, listenPort: address.port, upstream: upstream, capturePath: output,

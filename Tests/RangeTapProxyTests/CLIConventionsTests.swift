@@ -41,7 +41,7 @@ struct CLIConventionsTests {
     @Test func recordListensOnDashPAndTakesSizes() async throws {
         let port = try freePort()
         let path = Paths.temporaryDirectory("dashp") + "/p.rtap"
-        let recorder = try TestProcess(Paths.rangetap, ["record", "-p", String(port), "-o", path, "--no-intercept", "*", "--client-sndbuf", "16k", "-v"])
+        let recorder = try TestProcess(Paths.rangetap, ["record", "-p", String(port), "-o", path, "--no-intercept", "*", "--client-sndbuf", "16k", "--buffer-pool", "2m", "-v"])
         defer { recorder.stop(signal: SIGINT) }
         try waitForPort(port)
         let origin = try QuirkOrigin(size: 4096)
@@ -58,6 +58,10 @@ struct CLIConventionsTests {
         #expect(both.status == 2 && both.stderr.contains("give --listen HOST:PORT or -p PORT, not both"), "\(both.stderr)")
         let badSize = try runCommand(Paths.rangetap, ["record", "--client-sndbuf", "16q", "-o", path + "y"])
         #expect(badSize.status == 2 && badSize.stderr.contains("--client-sndbuf: \"16q\" is not a size"), "\(badSize.stderr)")
+        let badPool = try runCommand(Paths.rangetap, ["record", "--buffer-pool", "lots", "-o", path + "y"])
+        #expect(badPool.status == 2 && badPool.stderr.contains("--buffer-pool: \"lots\" is not a size"), "\(badPool.stderr)")
+        let hugePool = try runCommand(Paths.rangetap, ["record", "--buffer-pool", "2g", "-o", path + "y"])
+        #expect(hugePool.status == 2 && hugePool.stderr.contains("--buffer-pool 2g: must be at most 1g"), "\(hugePool.stderr)")
         let badDuration = try runCommand(Paths.rangetap, ["record", "--head-timeout", "5", "-o", path + "z"])
         #expect(badDuration.status == 2 && badDuration.stderr.contains("--head-timeout: \"5\" is not a duration: write it like 500ms"), "\(badDuration.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path + "x") && !FileManager.default.fileExists(atPath: path + "y"))

@@ -3,8 +3,8 @@ import Foundation
 import RangeTapTestSupport
 import Testing
 
-/// The malloc thresholds `rangetap` sets at start: round buffers come from the heap, and what
-/// the environment sets is left alone.
+/// The malloc thresholds `rangetap` sets at start (what the environment sets is left alone), and
+/// the round pool that keeps upstream buffers from being faulted in again.
 @Suite("MallocTuning")
 struct MallocTuningTests {
     @Test(arguments: [
@@ -27,22 +27,22 @@ struct MallocTuningTests {
     }
 
     #if os(Linux)
-    /// What the tuning is for, seen from outside: `rangetap record --no-bodies --no-hash` forwards
-    /// 32 MiB from nginx (the heap grows to what a transfer holds in flight), then 64 MiB, and the
-    /// process's minor page faults are read from `/proc/PID/stat` around the second. With
-    /// rangetap's thresholds the round buffers (256 KiB) are reused in place; with glibc's initial
-    /// ones fixed through `GLIBC_TUNABLES` (which `apply` then leaves alone), every round faults
-    /// its buffer in again. (`--no-hash` keeps the writer from falling behind, which would grow
-    /// the heap further in some runs and not in others.)
+    /// What the tuning and the round pool are for, seen from outside: `rangetap record --no-bodies
+    /// --no-hash` forwards 32 MiB from nginx (the pool fills with what a transfer holds in
+    /// flight), then 64 MiB, and the process's minor page faults are read from `/proc/PID/stat`
+    /// around the second. Rounds of 64 KiB and more come from `RoundBufferPool` and are reused in
+    /// place; with `--buffer-pool 0` each is unmapped once written and the next round faults its
+    /// pages in again. (`--no-hash` keeps the writer from falling behind, which would hold more
+    /// rounds at once in some runs and not in others.)
     @Test func roundBuffersAreNotFaultedInAgainEachRound() async throws {
         let dir = Paths.temporaryDirectory("malloc-www")
         let size = 64 << 20
         try Data(QuirkOrigin.expectedBytes(0..<size)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
         let nginx = try NginxServer(root: dir)
-        func faults(environment: [String: String]) async throws -> Int {
+        func faults(_ extra: [String]) async throws -> Int {
             let port = try freePort()
             let path = Paths.temporaryDirectory("malloc-capture") + "/m.rtap"
-            let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "--no-bodies", "--no-hash", "-o", path], environment: environment)
+            let recorder = try TestProcess(Paths.rangetap, ["record", "--listen", "127.0.0.1:\(port)", "--no-bodies", "--no-hash", "-o", path] + extra)
             defer { recorder.stop(signal: SIGINT) }
             try waitForPort(port)
             let curl = try Paths.tool("curl")
@@ -55,21 +55,13 @@ struct MallocTuningTests {
             try fetch("0-\(size - 1)")
             return try Self.minorFaults(pid: recorder.pid) - before
         }
-        var base = ProcessInfo.processInfo.environment
-        base["GLIBC_TUNABLES"] = nil
-        base["MALLOC_TRIM_THRESHOLD_"] = nil
-        base["MALLOC_MMAP_THRESHOLD_"] = nil
-        var untuned = base
-        untuned["GLIBC_TUNABLES"] = "glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072"
-        let withGlibcs = try await faults(environment: untuned)
-        let withRangetaps = try await faults(environment: base)
-        // 64 MiB is 16,384 pages however it is cut into rounds (256 of 256 KiB): with glibc's
-        // 128 KiB thresholds each round faults its buffer in again (about 20,000 with 512 KiB
-        // rounds: the measurement sees faults); with rangetap's, the whole transfer faults in
-        // fewer pages than a sixteenth of that (17-315 in runs by hand with 512 KiB rounds;
-        // glibc's own dynamic thresholds, which trim the heap now and then, 3,000-4,100).
-        #expect(withGlibcs >= 128 * 128 / 2, "\(withGlibcs) faults with glibc's 128 KiB thresholds")
-        #expect(withRangetaps < 128 * 128 / 16, "\(withRangetaps) faults with rangetap's thresholds (\(withGlibcs) with glibc's 128 KiB)")
+        let unpooled = try await faults(["--buffer-pool", "0"])
+        let pooled = try await faults([])
+        // 64 MiB is 16,384 pages however it is cut into rounds: without the pool each round
+        // faults its buffer in again; with it, the whole transfer faults in fewer pages than a
+        // sixteenth of that.
+        #expect(unpooled >= 128 * 128 / 2, "\(unpooled) faults with --buffer-pool 0")
+        #expect(pooled < 128 * 128 / 16, "\(pooled) faults with the round pool (\(unpooled) without)")
     }
 
     /// Field 10 of `/proc/PID/stat` (minflt), read after the command name's closing parenthesis.

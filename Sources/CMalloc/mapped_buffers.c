@@ -1,0 +1,92 @@
+/* Buffers that take pages only where they are written: see CMalloc.h. */
+#if defined(__linux__)
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "CMalloc.h"
+
+/* Every block starts with a header of 16 bytes (malloc's alignment, kept for the caller): the
+   length of the block's own mapping, or 0 when the block came from malloc. */
+#define HEADER 16
+#define THRESHOLD ((size_t)32 * 1024)
+
+size_t cmalloc_mapped_threshold(void) {
+    return THRESHOLD;
+}
+
+/* size plus the header, rounded up to whole pages; 0 on overflow. */
+static size_t mapping_length(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (size > SIZE_MAX - HEADER - page) return 0;
+    return (size + HEADER + page - 1) / page * page;
+}
+
+static void *from_malloc(size_t size) {
+    if (size > SIZE_MAX - HEADER) return NULL;
+    unsigned char *block = malloc(size + HEADER);
+    if (block == NULL) return NULL;
+    *(size_t *)block = 0;
+    return block + HEADER;
+}
+
+void *cmalloc_mapped_alloc(size_t size) {
+    if (size >= THRESHOLD) {
+        size_t length = mapping_length(size);
+        if (length != 0) {
+            void *block = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (block != MAP_FAILED) {
+                *(size_t *)block = length;
+                return (unsigned char *)block + HEADER;
+            }
+        }
+        /* No mapping to be had: malloc's memory is as good, if not as frugal. */
+    }
+    return from_malloc(size);
+}
+
+void cmalloc_mapped_free(void *ptr) {
+    unsigned char *block = (unsigned char *)ptr - HEADER;
+    size_t length = *(size_t *)block;
+    if (length != 0) {
+        munmap(block, length);
+    } else {
+        free(block);
+    }
+}
+
+void *cmalloc_mapped_realloc(void *ptr, size_t old_size, size_t new_size) {
+    if (ptr == NULL) return cmalloc_mapped_alloc(new_size);
+    unsigned char *block = (unsigned char *)ptr - HEADER;
+    size_t length = *(size_t *)block;
+    if (length == 0 && new_size < THRESHOLD) {
+        unsigned char *moved = realloc(block, new_size + HEADER); /* the header moves with it */
+        return moved == NULL ? NULL : moved + HEADER;
+    }
+    if (length != 0 && new_size >= THRESHOLD) {
+        size_t new_length = mapping_length(new_size);
+        if (new_length == length) return ptr;
+#if defined(__linux__)
+        if (new_length != 0) {
+            void *moved = mremap(block, length, new_length, MREMAP_MAYMOVE);
+            if (moved != MAP_FAILED) {
+                *(size_t *)moved = new_length;
+                return (unsigned char *)moved + HEADER;
+            }
+        }
+#endif
+    }
+    /* From malloc to a mapping, back, or a mapping mremap could not move: a new block. */
+    void *fresh = cmalloc_mapped_alloc(new_size);
+    if (fresh == NULL) return NULL;
+    memcpy(fresh, ptr, old_size < new_size ? old_size : new_size);
+    cmalloc_mapped_free(ptr);
+    return fresh;
+}
+
+void cmalloc_copy(void *dst, const void *src, size_t count) {
+    memcpy(dst, src, count);
+}
