@@ -62,11 +62,14 @@ void *cmalloc_mapped_realloc(void *ptr, size_t old_size, size_t new_size) {
     if (ptr == NULL) return cmalloc_mapped_alloc(new_size);
     unsigned char *block = (unsigned char *)ptr - HEADER;
     size_t length = *(size_t *)block;
-    if (length == 0 && new_size < THRESHOLD) {
+    if (length == 0) {
+        /* A block from malloc stays there as it grows: what grows is a buffer in use (NIOSSL's
+           outbound buffer reaching the 32 KiB a full record takes), touched as it is written. */
+        if (new_size > SIZE_MAX - HEADER) return NULL;
         unsigned char *moved = realloc(block, new_size + HEADER); /* the header moves with it */
         return moved == NULL ? NULL : moved + HEADER;
     }
-    if (length != 0 && new_size >= THRESHOLD) {
+    if (new_size >= THRESHOLD) {
         size_t new_length = mapping_length(new_size);
         if (new_length == length) return ptr;
 #if defined(__linux__)
@@ -79,7 +82,7 @@ void *cmalloc_mapped_realloc(void *ptr, size_t old_size, size_t new_size) {
         }
 #endif
     }
-    /* From malloc to a mapping, back, or a mapping mremap could not move: a new block. */
+    /* A mapping shrunk below the threshold, or one mremap could not move: a new block. */
     void *fresh = cmalloc_mapped_alloc(new_size);
     if (fresh == NULL) return NULL;
     memcpy(fresh, ptr, old_size < new_size ? old_size : new_size);

@@ -11,11 +11,12 @@
 
 /* Every block starts with a header of 16 bytes (malloc's alignment, kept for the caller): the
    length of the block's own mapping (0 when it came from malloc), then its size class (log2 of
-   its power-of-two size; 0 for a mapping no pool keeps). A free block in a pool keeps the next
+   the power-of-two size it was made for, which a smaller request may take; 0 for a mapping no
+   pool keeps). A free block in a pool keeps the next
    free block of its class in the first bytes after its header. */
 #define HEADER 16
 #define MINIMUM ((size_t)64 * 1024)
-#define CAP ((size_t)8 * 1024 * 1024)
+#define CAP ((size_t)4 * 1024 * 1024)
 
 static cmalloc_pool shared_pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, CAP };
 
@@ -70,11 +71,16 @@ void *cmalloc_pool_take(cmalloc_pool *pool, size_t size) {
     if (size >= MINIMUM) {
         size_t cls = size_class(size);
         if (cls != 0) {
+            /* The smallest free block that holds size: a round of 128 KiB takes a free one of
+               256 KiB rather than have a mapping made while the larger one waits. */
+            unsigned char *block = NULL;
             pthread_mutex_lock(&pool->lock);
-            unsigned char *block = pool->free_blocks[cls];
-            if (block != NULL) {
-                memcpy(&pool->free_blocks[cls], block + HEADER, sizeof block);
-                pool->held -= ((size_t *)block)[0];
+            for (size_t c = cls; c < CMALLOC_POOL_CLASSES && block == NULL; c++) {
+                block = pool->free_blocks[c];
+                if (block != NULL) {
+                    memcpy(&pool->free_blocks[c], block + HEADER, sizeof block);
+                    pool->held -= ((size_t *)block)[0];
+                }
             }
             pthread_mutex_unlock(&pool->lock);
             if (block != NULL) return block + HEADER;

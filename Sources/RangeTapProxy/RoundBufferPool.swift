@@ -19,7 +19,7 @@ public enum RoundBufferPool {
     /// The smallest round that gets a mapping (smaller ones come from malloc): 64 KiB.
     static let minimum = Int(cmalloc_pool_minimum())
     /// The most the pool keeps unless told otherwise (`record --buffer-pool`), in bytes of
-    /// mappings: 8 MiB.
+    /// mappings: 4 MiB (what ``MallocTuning`` lets a heap keep at its top).
     public static let defaultCap = Int(cmalloc_pool_default_cap())
 
     /// Sets the most the pool keeps; 0 returns every round to the kernel once it is written.

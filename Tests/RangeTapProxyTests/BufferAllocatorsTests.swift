@@ -41,10 +41,11 @@ import Testing
     }
     #endif
 
-    /// A buffer that grows from malloc's memory into a mapping, and then into a larger mapping,
-    /// keeps its bytes; so does a copy made on write.
-    @Test func bytesSurviveGrowthAcrossTheThreshold() {
-        var buffer = MappedBufferAllocator.allocator.buffer(capacity: 1_000)
+    /// A buffer keeps its bytes as it grows: one from malloc past the threshold (it stays in
+    /// malloc), a mapping into a larger mapping; so does a copy made on write.
+    @Test(arguments: [1_000, 40_000])
+    func bytesSurviveGrowth(initialCapacity: Int) {
+        var buffer = MappedBufferAllocator.allocator.buffer(capacity: initialCapacity)
         let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
         buffer.writeBytes(bytes[0..<900])
         buffer.writeBytes(bytes[900..<100_000])
@@ -72,11 +73,22 @@ import Testing
         let second = try #require(cmalloc_pool_take(&pool, size))
         #expect(second == first)
         #expect(cmalloc_pool_held_in(&pool) == 0)
-        let other = try #require(cmalloc_pool_take(&pool, size * 2))
-        #expect(other != first, "a size has its own list")
+        let larger = try #require(cmalloc_pool_take(&pool, size * 2))
+        #expect(larger != first, "no free block holds twice the size: a new one")
         cmalloc_pool_give(&pool, second)
-        cmalloc_pool_give(&pool, other)
-        #expect(cmalloc_pool_held_in(&pool) == length + (2 * size + 16 + Self.page - 1) / Self.page * Self.page)
+        cmalloc_pool_give(&pool, larger)
+        let largerLength = (2 * size + 16 + Self.page - 1) / Self.page * Self.page
+        #expect(cmalloc_pool_held_in(&pool) == length + largerLength)
+        // A smaller round takes the smallest free block that holds it.
+        let half = try #require(cmalloc_pool_take(&pool, size / 2))
+        #expect(half == first && cmalloc_pool_held_in(&pool) == largerLength)
+        let quarter = try #require(cmalloc_pool_take(&pool, size / 4))
+        #expect(quarter == larger && cmalloc_pool_held_in(&pool) == 0)
+        // Each goes back to the list of the size it was made for.
+        cmalloc_pool_give(&pool, quarter)
+        #expect(cmalloc_pool_take(&pool, size * 2) == larger)
+        cmalloc_pool_give(&pool, half)
+        cmalloc_pool_give(&pool, larger)
     }
 
     /// Beyond its cap a freed round goes back to the kernel; rounds under the minimum, and sizes

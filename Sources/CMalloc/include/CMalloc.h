@@ -16,7 +16,8 @@ void cmalloc_copy(void *_Nonnull dst, const void *_Nonnull src, size_t count);
 /* Buffer memory for a ByteBufferAllocator whose large buffers take pages only where they are
    written: a block of cmalloc_mapped_threshold() bytes or more gets an anonymous mapping of its
    own (its pages are not resident until touched, and go back to the kernel when it is freed);
-   a smaller one comes from malloc. Blocks of one kind may only be passed to these functions.
+   a smaller one comes from malloc, and stays there when it grows. Blocks of one kind may only be
+   passed to these functions.
    Thread-safe, as malloc and mmap are. */
 size_t cmalloc_mapped_threshold(void);
 void *_Nullable cmalloc_mapped_alloc(size_t size);
