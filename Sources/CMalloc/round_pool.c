@@ -16,7 +16,7 @@
    free block of its class in the first bytes after its header. */
 #define HEADER 16
 #define MINIMUM ((size_t)64 * 1024)
-#define CAP ((size_t)4 * 1024 * 1024)
+#define CAP ((size_t)2 * 1024 * 1024)
 
 static cmalloc_pool shared_pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, CAP };
 

@@ -19,7 +19,8 @@ public enum RoundBufferPool {
     /// The smallest round that gets a mapping (smaller ones come from malloc): 64 KiB.
     static let minimum = Int(cmalloc_pool_minimum())
     /// The most the pool keeps unless told otherwise (`record --buffer-pool`), in bytes of
-    /// mappings: 4 MiB (what ``MallocTuning`` lets a heap keep at its top).
+    /// mappings: 2 MiB (a bulk transfer with bodies holds up to 3 MiB of rounds in flight, which
+    /// come and go together; more pooled added peak memory, less added page faults).
     public static let defaultCap = Int(cmalloc_pool_default_cap())
 
     /// Sets the most the pool keeps; 0 returns every round to the kernel once it is written.

@@ -40,7 +40,7 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("SO_SNDBUF for client sockets, to measure cancel points tightly: bytes, or 16k, 1m.", valueName: "size"))
     var clientSndbuf: String?
 
-    @Option(name: .long, help: ArgumentHelp("Memory of upstream read buffers (64 KiB and larger) kept for reuse once written: bytes, or 4m (default); what a burst needed beyond it goes back to the kernel. 0 returns every buffer at once (more page faults).", valueName: "size"))
+    @Option(name: .long, help: ArgumentHelp("Memory of upstream read buffers (64 KiB and larger) kept for reuse once written: bytes, or 2m (default); what a burst needed beyond it goes back to the kernel. 0 returns every buffer at once (more page faults).", valueName: "size"))
     var bufferPool: String?
 
     @Flag(name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
