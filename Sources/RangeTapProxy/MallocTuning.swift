@@ -14,6 +14,9 @@ import CMalloc
 /// ``apply(environment:)`` fixes the mmap threshold above the largest round buffer and lets each
 /// heap keep up to ``trimThreshold`` of freed memory at its top, so buffers are recycled in place;
 /// that much per malloc arena is what it may hold on to. glibc only: elsewhere it does nothing.
+/// Rounds of 64 KiB and more now come from ``RoundBufferPool`` instead, which recycles them the
+/// same way without fragmenting the upstream thread's heap; the thresholds still serve smaller
+/// rounds and every other buffer.
 public enum MallocTuning {
     /// Allocations at least this large still get their own mapping: 1 MiB, above the round
     /// buffers (256 KiB by default, and NIO's power-of-two rounding of a larger read size).
