@@ -12,8 +12,8 @@
 /* Every block starts with a header of 16 bytes (malloc's alignment, kept for the caller): the
    length of the block's own mapping (0 when it came from malloc), then its size class (log2 of
    the power-of-two size it was made for, which a smaller request may take; 0 for a mapping no
-   pool keeps). A free block in a pool keeps the next
-   free block of its class in the first bytes after its header. */
+   pool keeps). A free block in a pool keeps the next free block of its class in the first bytes
+   after its header. */
 #define HEADER 16
 #define MINIMUM ((size_t)64 * 1024)
 #define CAP ((size_t)2 * 1024 * 1024)
@@ -114,7 +114,7 @@ void cmalloc_pool_give(cmalloc_pool *pool, void *ptr) {
     }
     if (cls != 0 && cls < CMALLOC_POOL_CLASSES) {
         pthread_mutex_lock(&pool->lock);
-        if (length <= pool->cap - pool->held) {
+        if (pool->held <= pool->cap && length <= pool->cap - pool->held) {
             memcpy(block + HEADER, &pool->free_blocks[cls], sizeof block);
             pool->free_blocks[cls] = block;
             pool->held += length;
