@@ -37,6 +37,10 @@ struct HangUpTruthTests {
     /// 200 clients read exactly what they want and close at once. Those that read the whole
     /// body are ends that delivered every byte; those that stop 1 MB short with a small receive
     /// buffer are cancels; no `end` ever has fewer bytes than promised or than were delivered.
+    /// The most a client's delayed acknowledgements can hold back when its close turns into a
+    /// reset: one loopback segment's worth (MSS 65,483).
+    static let lostDelayedAck: Int64 = 64 * 1024
+
     @Test func clientHangUpRightAfterTheBodyIsNeverAServerTruncation() async throws {
         let proxy = try await ProxyHarness()
         let rounds = 200
@@ -65,7 +69,10 @@ struct HangUpTruthTests {
             case .cancelled:
                 #expect(!whole, "exchange \(ex.id): the client read every byte, yet a cancel")
                 let delivered = try #require(ex.bytesDelivered)
-                #expect(delivered >= Int64(read[i]), "exchange \(ex.id): delivered \(delivered) by \(String(describing: ex.deliveredBy)) < read \(read[i])")
+                // At least what the client read, less the ACKs its kernel still held back when
+                // the close became a reset (unread bytes left): those are lost with the reset
+                // (36,266 bytes seen once in a CI run; docs/capture-format.md, `deliveredBy`).
+                #expect(delivered >= Int64(read[i]) - Self.lostDelayedAck, "exchange \(ex.id): delivered \(delivered) by \(String(describing: ex.deliveredBy)) < read \(read[i]) by more than a delayed ACK")
                 #expect(delivered < Int64(Self.smallSize))
             default:
                 Issue.record("exchange \(ex.id): \(ex.outcome)")
