@@ -2,36 +2,12 @@
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include "CMalloc.h"
+#include "blocks.h"
 
-/* Every block starts with a header of 16 bytes (malloc's alignment, kept for the caller): the
-   length of the block's own mapping, or 0 when the block came from malloc. */
-#define HEADER 16
+/* Blocks from THRESHOLD bytes get a mapping of their own (header: blocks.h). */
 #define THRESHOLD ((size_t)32 * 1024)
-
-size_t cmalloc_mapped_threshold(void) {
-    return THRESHOLD;
-}
-
-/* size plus the header, rounded up to whole pages; 0 on overflow. */
-static size_t mapping_length(size_t size) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (size > SIZE_MAX - HEADER - page) return 0;
-    return (size + HEADER + page - 1) / page * page;
-}
-
-static void *from_malloc(size_t size) {
-    if (size > SIZE_MAX - HEADER) return NULL;
-    unsigned char *block = malloc(size + HEADER);
-    if (block == NULL) return NULL;
-    *(size_t *)block = 0;
-    return block + HEADER;
-}
 
 void *cmalloc_mapped_alloc(size_t size) {
     if (size >= THRESHOLD) {
@@ -65,9 +41,7 @@ void *cmalloc_mapped_realloc(void *ptr, size_t old_size, size_t new_size) {
     if (length == 0) {
         /* A block from malloc stays there as it grows: what grows is a buffer in use (NIOSSL's
            outbound buffer reaching the 32 KiB a full record takes), touched as it is written. */
-        if (new_size > SIZE_MAX - HEADER) return NULL;
-        unsigned char *moved = realloc(block, new_size + HEADER); /* the header moves with it */
-        return moved == NULL ? NULL : moved + HEADER;
+        return realloc_malloced(ptr, new_size);
     }
     if (new_size >= THRESHOLD) {
         size_t new_length = mapping_length(new_size);

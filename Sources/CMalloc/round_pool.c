@@ -2,19 +2,14 @@
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include "CMalloc.h"
+#include "blocks.h"
 
-/* Every block starts with a header of 16 bytes (malloc's alignment, kept for the caller): the
-   length of the block's own mapping (0 when it came from malloc), then its size class (log2 of
-   the power-of-two size it was made for, which a smaller request may take; 0 for a mapping no
-   pool keeps). A free block in a pool keeps the next free block of its class in the first bytes
-   after its header. */
-#define HEADER 16
+/* A block's header (blocks.h) holds, after its mapping's length, its size class: log2 of the
+   power-of-two size it was made for, which a smaller request may take; 0 for a mapping no pool
+   keeps, and for a block from malloc. A free block in a pool keeps the next free block of its
+   class in the first bytes after its header. */
 #define MINIMUM ((size_t)64 * 1024)
 #define CAP ((size_t)2 * 1024 * 1024)
 
@@ -61,12 +56,6 @@ static size_t size_class(size_t size) {
     return n;
 }
 
-static size_t mapping_length(size_t size) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (size > SIZE_MAX - HEADER - page) return 0;
-    return (size + HEADER + page - 1) / page * page;
-}
-
 void *cmalloc_pool_take(cmalloc_pool *pool, size_t size) {
     if (size >= MINIMUM) {
         size_t cls = size_class(size);
@@ -96,12 +85,7 @@ void *cmalloc_pool_take(cmalloc_pool *pool, size_t size) {
         }
         /* No mapping to be had: malloc's memory serves as well. */
     }
-    if (size > SIZE_MAX - HEADER) return NULL;
-    unsigned char *block = malloc(size + HEADER);
-    if (block == NULL) return NULL;
-    ((size_t *)block)[0] = 0;
-    ((size_t *)block)[1] = 0;
-    return block + HEADER;
+    return from_malloc(size);
 }
 
 void cmalloc_pool_give(cmalloc_pool *pool, void *ptr) {
@@ -129,18 +113,13 @@ void cmalloc_pool_give(cmalloc_pool *pool, void *ptr) {
 void *cmalloc_pool_resize(cmalloc_pool *pool, void *ptr, size_t old_size, size_t new_size) {
     if (ptr == NULL) return cmalloc_pool_take(pool, new_size);
     unsigned char *block = (unsigned char *)ptr - HEADER;
-    if (((size_t *)block)[0] == 0 && new_size < MINIMUM) {
-        unsigned char *moved = realloc(block, new_size + HEADER); /* the header moves with it */
-        return moved == NULL ? NULL : moved + HEADER;
-    }
+    if (((size_t *)block)[0] == 0 && new_size < MINIMUM) return realloc_malloced(ptr, new_size);
     void *fresh = cmalloc_pool_take(pool, new_size);
     if (fresh == NULL) return NULL;
     memcpy(fresh, ptr, old_size < new_size ? old_size : new_size);
     cmalloc_pool_give(pool, ptr);
     return fresh;
 }
-
-size_t cmalloc_pool_held(void) { return cmalloc_pool_held_in(&shared_pool); }
 
 void cmalloc_pool_set_cap(size_t cap) {
     pthread_mutex_lock(&shared_pool.lock);

@@ -2,7 +2,7 @@ import CMalloc
 @_spi(CustomByteBufferAllocator) import NIOCore
 
 /// A `ByteBufferAllocator` whose large buffers take memory only where they are written: a buffer
-/// of ``threshold`` bytes or more gets an anonymous mapping of its own, so its pages are not
+/// of 32 KiB or more gets an anonymous mapping of its own, so its pages are not
 /// resident until something is written to them, and go back to the kernel when it is freed;
 /// smaller ones come from malloc (`Sources/CMalloc/mapped_buffers.c`).
 ///
@@ -27,9 +27,6 @@ import CMalloc
 ///
 /// Uses swift-nio's `CustomByteBufferAllocator` SPI (swift-nio 2.101).
 enum MappedBufferAllocator {
-    /// The size from which a buffer gets a mapping of its own: 32 KiB.
-    static let threshold = Int(cmalloc_mapped_threshold())
-
     /// The allocator.
     static let allocator = ByteBufferAllocator(
         allocate: cmalloc_mapped_alloc,

@@ -29,9 +29,6 @@ public enum RoundBufferPool {
         cmalloc_pool_set_cap(max(0, bytes))
     }
 
-    /// Bytes of free rounds the pool holds now.
-    static var held: Int { Int(cmalloc_pool_held()) }
-
     /// The allocator.
     static let allocator = ByteBufferAllocator(
         allocate: cmalloc_pool_alloc,

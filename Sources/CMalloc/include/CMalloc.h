@@ -18,8 +18,7 @@ void cmalloc_copy(void *_Nonnull dst, const void *_Nonnull src, size_t count);
    own (its pages are not resident until touched, and go back to the kernel when it is freed);
    a smaller one comes from malloc, and stays there when it grows. Blocks of one kind may only be
    passed to these functions.
-   Thread-safe, as malloc and mmap are. */
-size_t cmalloc_mapped_threshold(void);
+   Thread-safe, as malloc and mmap are. The threshold is 32 KiB. */
 void *_Nullable cmalloc_mapped_alloc(size_t size);
 void *_Nullable cmalloc_mapped_realloc(void *_Nullable ptr, size_t old_size, size_t new_size);
 void cmalloc_mapped_free(void *_Nonnull ptr);
@@ -43,8 +42,6 @@ size_t cmalloc_pool_minimum(void);
 size_t cmalloc_pool_default_cap(void);
 /* Sets the shared pool's cap; when it holds more, everything it holds is unmapped. */
 void cmalloc_pool_set_cap(size_t cap);
-/* Bytes (of mappings) the shared pool holds now. */
-size_t cmalloc_pool_held(void);
 void *_Nullable cmalloc_pool_alloc(size_t size);
 void *_Nullable cmalloc_pool_realloc(void *_Nullable ptr, size_t old_size, size_t new_size);
 void cmalloc_pool_free(void *_Nonnull ptr);
