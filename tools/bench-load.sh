@@ -21,7 +21,10 @@
 # system from /proc/PID/stat, the process and its children, summed over the rounds) per 10,000
 # requests, the steadier figure on a shared machine. rangetap's CPU is read from its start to the
 # end of the run (before SIGINT: closing the capture is not counted); nginx-proxy's is the proxy
-# alone, not the origin behind it; nginx-direct's is the origin.
+# alone, not the origin behind it; nginx-direct's is the origin. Cores busy: the whole machine's
+# CPU during wrk (every process: wrk, both nginx, the proxy; /proc/stat) over wrk's wall time,
+# the median of the rounds. A configuration that keeps fewer cores busy than another while both
+# have requests in flight spends its time waiting for wake-ups, not for a CPU.
 # TARGETS (PASS/FAIL with the ratio of medians), for rangetap and for rangetap-nobodies, each size:
 #   >= 0.8 x nginx-proxy        >= 5 x mitm
 # CORRECTNESS (PASS/FAIL): wrk's "Non-2xx or 3xx responses" is 0 in every run (tools/wrk-report.lua
@@ -145,7 +148,7 @@ CONFIGS=(nginx-direct nginx-proxy rangetap rangetap-nobodies)
 [[ -z $MITM_REASON ]] && CONFIGS+=(mitm)
 
 # ---------------------------------------------------------------- one run
-declare -A RPS CPU REQ NON2XX SOCKERR BODYBAD CAPBAD CAPNOTE
+declare -A RPS CPU CORES REQ NON2XX SOCKERR BODYBAD CAPBAD CAPNOTE
 FAILS=0
 
 run() {  # run CONFIG SIZE ROUND
@@ -168,9 +171,13 @@ run() {  # run CONFIG SIZE ROUND
       ;;
   esac
   c0=$(cpu_ticks "$pid")
+  local busy0 wall0 busy1 wall1
+  busy0=$(machine_busy_ticks) wall0=$(date +%s%N)
   timeout $((DUR + 60)) "$WRK" -t"$THREADS" -c"$CONNS" -d"${DUR}s" -s "$SCRIPT_DIR/wrk-report.lua" \
     "http://127.0.0.1:$port/$size.bin" >"$out" 2>&1 || log "$cfg $size round $r: wrk exited with status $?"
   c1=$(cpu_ticks "$pid")
+  busy1=$(machine_busy_ticks) wall1=$(date +%s%N)
+  CORES[$cfg,$size]+="$(awk -v b=$((busy1 - busy0)) -v w=$((wall1 - wall0)) -v h="$HZ" 'BEGIN { printf "%.2f", b / h / (w / 1e9) }') "
   # the exact bytes once through this configuration
   code=$(curl -sS --max-time 30 -o "$T/check.bin" -w '%{http_code}' "http://127.0.0.1:$port/$size.bin" 2>>"$T/curl.err" || true)
   if [[ $code != 200 || $(sha256sum "$T/check.bin" 2>/dev/null | cut -d' ' -f1) != "${SHA[$size]}" ]]; then
@@ -224,7 +231,7 @@ done
 declare -A MED
 echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '%-5s %-18s %12s %-44s %10s %8s %8s %s\n' size config "median_req/s" "rounds (req/s)" "CPU_s/10k" non2xx sockerr capture
+printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' size config "median_req/s" "rounds (req/s)" "CPU_s/10k" cores_busy non2xx sockerr capture
 for size in "${SIZES[@]}"; do
   for cfg in nginx-direct nginx-proxy rangetap rangetap-nobodies mitm; do
     if [[ $cfg == mitm && -n $MITM_REASON ]]; then
@@ -234,11 +241,12 @@ for size in "${SIZES[@]}"; do
     MED[$cfg,$size]=$(median <<<"${RPS[$cfg,$size]}")
     cpu10k=$(awk -v t="${CPU[$cfg,$size]}" -v h="$HZ" -v n="${REQ[$cfg,$size]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')
     rounds=$(tr ' ' '\n' <<<"${RPS[$cfg,$size]}" | awk 'NF { printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-    printf '%-5s %-18s %12s %-44s %10s %8s %8s %s\n' "$size" "$cfg" "${MED[$cfg,$size]}" "$rounds" "$cpu10k" \
+    printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' "$size" "$cfg" "${MED[$cfg,$size]}" "$rounds" "$cpu10k" "$(median2 <<<"${CORES[$cfg,$size]}")" \
       "${NON2XX[$cfg,$size]}" "${SOCKERR[$cfg,$size]}" "${CAPNOTE[$cfg,$size]:--}"
   done
 done
 echo "# CPU_s/10k: user+system CPU seconds of that proxy (nginx-direct: the origin) per 10,000 requests, over all rounds"
+echo "# cores_busy: median over the rounds of the whole machine's CPU (wrk, nginx, the proxy, all else; /proc/stat) over wrk's wall time, of nproc=$(nproc): below it with work left, requests wait for wake-ups, not for a CPU"
 echo "# capture: per rangetap run (in round order), exchanges in the capture minus (wrk requests + 1 curl check); +0..+$CONNS allowed (requests in flight when wrk stops)"
 echo
 printf '%-58s %-12s %-10s %s\n' target measured target result

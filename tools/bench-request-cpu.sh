@@ -15,7 +15,11 @@
 # thread whose CPU is not the loop's, ordered by thread id as they start: writer, then curl).
 #
 # Prints per size: median µs of CPU per request and wake-ups per request for each thread and in
-# all, requests/s, and the candidate/baseline ratio of the total (below 1: the candidate is
+# all, requests/s, the cores the whole machine kept busy during wrk (every process's CPU over the
+# wall time, from /proc/stat: below nproc, requests wait for wake-ups rather than for a CPU),
+# where a request's time goes (medians over the capture's exchanges, from its event times:
+# request parsed -> the upstream's head -> the upstream's end -> the next request on that
+# connection), and the candidate/baseline ratio of the total CPU (below 1: the candidate is
 # cheaper). CPU per request is the steady figure on a shared machine; requests/s is not judged.
 # With one binary, prints its figures only.
 #
@@ -74,9 +78,47 @@ run() {
   wait_port "$port" || die "rangetap did not start: $(cat "$T/record.log")"
   [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$size.bin") == 200 ]] || die "warm-up GET through rangetap did not get 200"
   threads "$pid" | sort >"$T/before"
+  local busy0 busy1 wall0 wall1
+  busy0=$(machine_busy_ticks) wall0=$(date +%s%N)
   "$WRK" -t2 -c8 "-d${DUR}s" "http://127.0.0.1:$port/$size.bin" >"$T/wrk.out"
+  busy1=$(machine_busy_ticks) wall1=$(date +%s%N)
   threads "$pid" | sort >"$T/after"
   stop "$pid" INT 30
+  # Cores busy: every process's CPU on the machine (wrk, nginx, rangetap, anything else) over
+  # the run's wall time. Below nproc while every thread of the chain has work left means the
+  # requests wait for wake-ups, not for a CPU.
+  printf '%s %s %s cores %s 0\n' "$size" "$name" "$round" \
+    "$(awk -v b=$((busy1 - busy0)) -v w=$((wall1 - wall0)) -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", b / h / (w / 1e9) }')" >>"$T/rows"
+  # Where a request's time goes, from the capture's own event times (one monotonic clock):
+  # request parsed -> upstream head -> upstream end -> the next request on that connection.
+  python3 - "$T/cap.rtap/events.jsonl" "$size" "$name" "$round" >>"$T/rows" <<'PY'
+import json, statistics, sys
+path, size, name, k = sys.argv[1:]
+ex, conns = {}, {}
+for line in open(path):
+    e = json.loads(line)
+    x = e.get("ex")
+    if x is None or e["type"] not in ("request", "response", "end"):
+        continue
+    d = ex.setdefault(x, {})
+    d.setdefault(e["type"], e["t"])
+    if e["type"] == "request":
+        conns.setdefault(e["conn"], []).append(x)
+stages = {"stage:request-head": [], "stage:head-end": [], "stage:end-next": [], "stage:cycle": []}
+for xs in conns.values():
+    for a, b in zip(xs, xs[1:] + [None]):
+        d = ex[a]
+        if not all(t in d for t in ("request", "response", "end")):
+            continue
+        stages["stage:request-head"].append(d["response"] - d["request"])
+        stages["stage:head-end"].append(d["end"] - d["response"])
+        if b is not None and "request" in ex[b]:
+            stages["stage:end-next"].append(ex[b]["request"] - d["end"])
+            stages["stage:cycle"].append(ex[b]["request"] - d["request"])
+for stage, v in stages.items():
+    if v:
+        print(size, name, k, stage, f"{statistics.median(v) / 1000:.1f}", 0)
+PY
   req=$(awk '/requests in/ { print $1 }' "$T/wrk.out")
   [[ $req =~ ^[0-9]+$ && $req -gt 0 ]] || die "wrk served nothing: $(cat "$T/wrk.out")"
   grep -q 'Non-2xx' "$T/wrk.out" && die "wrk saw non-2xx answers: $(cat "$T/wrk.out")"
@@ -131,6 +173,14 @@ for size in dict.fromkeys(r[0] for r in rows):
             cells.append("–" if c is None else f"{c:.1f} ({s:.2f})")
         print(f"  {thread:<12}" + "".join(f"{c:>24}" for c in cells))
     print(f"  {'requests/s':<12}" + "".join(f"{med(size, n, 'rps', 4):>24.0f}" for n in names))
+    print(f"  {'cores busy':<12}" + "".join(f"{med(size, n, 'cores', 4):>24.2f}" for n in names))
+    print(f"  where a request's time goes, µs (medians of the capture's exchanges; -c8, so each")
+    print(f"  connection has one request in flight and the cycle is 8 / requests/s on average):")
+    for stage, label in (("stage:request-head", "request -> upstream head"), ("stage:head-end", "head -> upstream end"),
+                         ("stage:end-next", "end -> next request"), ("stage:cycle", "request -> next request")):
+        cells = [med(size, n, stage, 4) for n in names]
+        text = ["–" if c is None else f"{c:.1f}" for c in cells]
+        print(f"  {label:<26}" + f"{text[0]:>10}" + "".join(f"{t:>24}" for t in text[1:]))
     if len(names) == 2:
         a, b = med(size, names[0], "total", 4), med(size, names[1], "total", 4)
         print(f"  candidate / baseline, CPU per request: {b / a:.3f}")
