@@ -26,7 +26,8 @@
 # rangetap starts fresh for each run with its own capture; the others run throughout.
 # Figures: median requests/s of the rounds; CPU seconds (user + system from /proc/PID/stat, the
 # process and its children, summed over the rounds) per 10,000 requests of that proxy (direct:
-# the origin).
+# the origin); cores busy, the whole machine's CPU over curl's wall time (/proc/stat), median of
+# the rounds.
 # TARGETS (PASS/FAIL with the ratio of medians), for rangetap and rangetap-nobodies, each scheme
 # and size:   >= 0.8 x nginx-proxy        >= 5 x mitm
 # CORRECTNESS (PASS/FAIL): every transfer of every run got 200 and the object's size; one curl GET
@@ -149,7 +150,7 @@ CONFIGS=(direct nginx-proxy rangetap rangetap-nobodies)
 HZ=$(getconf CLK_TCK)
 
 # ---------------------------------------------------------------- one run
-declare -A RPS CPU REQ BAD BODYBAD CAPBAD
+declare -A RPS CPU CORES REQ BAD BODYBAD CAPBAD
 FAILS=0
 run() {  # run SCHEME CONFIG SIZE ROUND
   local scheme=$1 cfg=$2 size=$3 r=$4 n pid="" rt_pid="" port url list="$T/list-$1-$3.cfg" out c0 c1 t0 t1
@@ -179,11 +180,15 @@ run() {  # run SCHEME CONFIG SIZE ROUND
   url="https://127.0.0.1:$port/$size.bin"
   awk -v n="$n" -v u="$url" 'BEGIN { for (i = 0; i < n; i++) printf "url = \"%s\"\noutput = \"/dev/null\"\n", u }' >"$list"
   c0=$(cpu_ticks "$pid")
+  local busy0 busy1
+  busy0=$(machine_busy_ticks)
   t0=$(date +%s%N)
   curl --parallel --parallel-max "$PARALLEL" "${args[@]}" -w '%{http_code} %{size_download} %{http_version}\n' -K "$list" >"$out" 2>"$out.err" ||
     log "$scheme $cfg $size round $r: curl exited with status $?"
   t1=$(date +%s%N)
+  busy1=$(machine_busy_ticks)
   c1=$(cpu_ticks "$pid")
+  CORES[$scheme,$cfg,$size]+="$(awk -v b=$((busy1 - busy0)) -v w=$((t1 - t0)) -v h="$HZ" 'BEGIN { printf "%.2f", b / h / (w / 1e9) }') "
   local good bad rps
   good=$(awk -v b="$(bytes_of "$size")" -v v="$([[ $scheme == h2 ]] && echo 2 || echo 1.1)" '$1 == 200 && $2 == b && $3 == v' "$out" | wc -l)
   bad=$((n - good))
@@ -236,7 +241,7 @@ done
 declare -A MED
 echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '%-6s %-5s %-18s %12s %-30s %10s %s\n' scheme size config "median_req/s" "rounds (req/s)" "CPU_s/10k" "bad"
+printf '%-6s %-5s %-18s %12s %-30s %10s %10s %s\n' scheme size config "median_req/s" "rounds (req/s)" "CPU_s/10k" cores_busy "bad"
 for scheme in "${SCHEMES[@]}"; do
   for size in "${SIZES[@]}"; do
     for cfg in direct nginx-proxy rangetap rangetap-nobodies mitm; do
@@ -247,11 +252,12 @@ for scheme in "${SCHEMES[@]}"; do
       MED[$scheme,$cfg,$size]=$(median <<<"${RPS[$scheme,$cfg,$size]}")
       cpu10k=$(awk -v t="${CPU[$scheme,$cfg,$size]}" -v h="$HZ" -v n="${REQ[$scheme,$cfg,$size]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')
       rounds=$(tr ' ' '\n' <<<"${RPS[$scheme,$cfg,$size]}" | awk 'NF { printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-      printf '%-6s %-5s %-18s %12s %-30s %10s %s\n' "$scheme" "$size" "$cfg" "${MED[$scheme,$cfg,$size]}" "$rounds" "$cpu10k" "${BAD[$scheme,$cfg,$size]}"
+      printf '%-6s %-5s %-18s %12s %-30s %10s %10s %s\n' "$scheme" "$size" "$cfg" "${MED[$scheme,$cfg,$size]}" "$rounds" "$cpu10k" "$(median2 <<<"${CORES[$scheme,$cfg,$size]}")" "${BAD[$scheme,$cfg,$size]}"
     done
   done
 done
 echo "# CPU_s/10k: user+system CPU seconds of that proxy (direct: the origin) per 10,000 requests, over all rounds; bad: transfers without 200, the object's size and the scheme's HTTP version"
+echo "# cores_busy: median over the rounds of the whole machine's CPU (curl, nginx, the proxy, all else; /proc/stat) over curl's wall time, of nproc=$(nproc)"
 echo
 printf '%-58s %-12s %-10s %s\n' target measured target result
 bad_all=0 body_all=0 cap_all=0
