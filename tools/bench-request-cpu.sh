@@ -91,7 +91,7 @@ run() {
     "$(awk -v b=$((busy1 - busy0)) -v w=$((wall1 - wall0)) -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", b / h / (w / 1e9) }')" >>"$T/rows"
   # Where a request's time goes, from the capture's own event times (one monotonic clock):
   # request parsed -> upstream head -> upstream end -> the next request on that connection.
-  python3 - "$T/cap.rtap/events.jsonl" "$size" "$name" "$round" >>"$T/rows" <<'PY'
+  python3 - "$T/cap.rtap/events.jsonl" "$size" "$name" "$round" >>"$T/rows" <<'PY' || log "$name $size round $round: no stage figures (the capture's events.jsonl could not be read)"
 import json, statistics, sys
 path, size, name, k = sys.argv[1:]
 ex, conns = {}, {}
