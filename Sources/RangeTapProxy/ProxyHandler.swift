@@ -67,6 +67,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var lastWrite: EventLoopFuture<Void>?
     /// Whether a flush is queued on the event loop (``flushAfterQueuedTasks(_:)``).
     private var flushQueued = false
+    /// How deep the handler is in writing a round of body bytes. A write that fails (the
+    /// client's reset) makes NIO close the channel from inside the flush, before the round's
+    /// bytes are in the exchange's delivery map: the close waits for the round to be noted.
+    private var bodyWriteDepth = 0
+    /// Set when the channel went inactive while a round was being written.
+    private var inactiveWhileWriting = false
 
     init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
         self.rawHeads = rawHeads
@@ -107,6 +113,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        guard bodyWriteDepth == 0 else {
+            inactiveWhileWriting = true
+            return
+        }
+        connectionClosed(context: context)
+    }
+
+    /// The client connection is gone: settles its exchanges by what the client acknowledged,
+    /// records the close and passes it on.
+    private func connectionClosed(context: ChannelHandlerContext) {
         let now = shared.clock.now()
         for id in exchanges.keys.sorted() {
             guard var a = exchanges[id] else { continue }
@@ -468,6 +484,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // its place in the connection's byte stream noted, so the bytes the client's TCP
             // acknowledged map back to body bytes when it hangs up.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            bodyWriteDepth += 1
             var map = exchanges[exchange.id]?.map ?? WireDeliveryMap()
             // Only a fault that cuts the body waits for the last write.
             let faulted = exchanges[exchange.id]?.gate != nil
@@ -503,6 +520,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 map.note(encryptedFrom: roundStart, to: wire.written, size: roundSize)
             }
             exchanges[exchange.id]?.map = map
+            bodyWriteDepth -= 1
+            if bodyWriteDepth == 0 && inactiveWhileWriting {
+                // NIO closed the channel inside a flush above; its bytes are noted now.
+                inactiveWhileWriting = false
+                connectionClosed(context: context)
+            }
         case .writeEnd(let close, let trailers):
             headSlot.trailers = trailers
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
