@@ -51,33 +51,15 @@ struct ClientErrorMessageTests {
     /// place of NIO's), on a real socket: the client gets the clear 400, the capture a
     /// `bad-request` error, and the connection closes.
     @Test(.timeLimit(.minutes(1))) func dropsInBeforeProxyHandler() async throws {
-        let path = Paths.temporaryDirectory("h2-preface") + "/p.rtap"
-        let clock = MonotonicClock()
-        var config = ProxyConfiguration(listenPort: 0, capturePath: path)
         // With --http1 (by default the preface starts h2c: HTTP2RecordingTests).
-        config.http1Only = true
-        let writer = try CaptureWriter(path: path, header: CaptureHeader(tool: "t", startedAt: "2026-11-23T00:00:00Z", bodies: true, redacted: true, listen: "127.0.0.1:0", upstream: nil), clock: clock)
-        let multi = try CurlMulti()
-        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: multi, intercept: nil)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await ServerBootstrap(group: group)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ProxyServer.addClientHandlers(to: channel, context: shared)
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        let client = try RawClient(port: try #require(server.localAddress?.port))
+        let server = try await ClientPipelineServer("h2-preface", configure: { $0.http1Only = true })
+        let client = try RawClient(port: server.port)
         try client.send(Self.http2Preface)
         let reply = try client.readToClose().latin1
         #expect(reply.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(reply)")
         #expect(reply.contains("not when recording with --http1"), "\(reply)")
-        try await server.close()
-        try await group.shutdownGracefully()
-        multi.shutdown()
-        writer.close()
-        let events = try CaptureReader(path: path).events()
+        try await server.stop()
+        let events = try CaptureReader(path: server.path).events()
         let error = try #require(events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
         #expect(error.kind == .badRequest)
         #expect(error.status == 400)

@@ -1,8 +1,6 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import RangeTapCore
-import RangeTapCurl
 @testable import RangeTapProxy
 import RangeTapTestSupport
 import Testing
@@ -37,24 +35,10 @@ import Testing
         let origin = try RawOrigin()
         let body = String(repeating: "0123456789abcdef", count: 300_000 / 16)
         try origin.respond("big", with: "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
-        let path = Paths.temporaryDirectory("close-inside-flush") + "/c.rtap"
-        let clock = MonotonicClock()
-        let writer = try CaptureWriter(path: path, header: CaptureHeader(tool: "t", startedAt: "2026-11-25T00:00:00Z", bodies: true, redacted: true, listen: "127.0.0.1:0", upstream: nil), clock: clock)
-        let multi = try CurlMulti()
-        let shared = RecordingContext(configuration: ProxyConfiguration(listenPort: 0, capturePath: path), writer: writer, clock: clock, multi: multi, intercept: nil)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await ServerBootstrap(group: group)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ProxyServer.addClientHandlers(to: channel, context: shared)
-                    try channel.pipeline.syncOperations.addHandler(CloseOnBodyFlush(), position: .first)
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(server.localAddress?.port)
-
-        let client = try RawClient(port: port)
+        let server = try await ClientPipelineServer("close-inside-flush", extra: { channel in
+            try channel.pipeline.syncOperations.addHandler(CloseOnBodyFlush(), position: .first)
+        })
+        let client = try RawClient(port: server.port)
         try client.send("GET \(origin.url("big")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
         let head = try client.readHead()
         #expect(head.latin1.hasPrefix("HTTP/1.1 200"))
@@ -63,12 +47,9 @@ import Testing
         #expect(rest.count > 0 && rest.count < body.utf8.count, "the client got \(rest.count) body bytes before the close")
 
         // The exchange settles once the upstream transfer has stopped.
-        for _ in 0..<200 where multi.activeTransfers > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        try await server.close()
-        try await group.shutdownGracefully()
-        multi.shutdown()
-        writer.close()
-        let capture = try RecordedCapture(path: path)
+        for _ in 0..<200 where server.multi.activeTransfers > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await server.stop()
+        let capture = try RecordedCapture(path: server.path)
         let ex = try #require(capture.exchanges.first)
         #expect(ex.outcome == .cancelled)
         let delivered = try #require(ex.bytesDelivered)
