@@ -26,11 +26,13 @@ cpu_ticks() {
 # machine_busy_ticks: the clock ticks all CPUs of the machine spent not idle (user, nice, system,
 # irq, softirq, steal; not idle or iowait), from /proc/stat: every process counts, ours or not.
 machine_busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# cores_busy BUSY0 BUSY1 NS0 NS1: the cores the whole machine kept busy between two readings of
+# machine_busy_ticks, BUSY0 and BUSY1, taken at `date +%s%N` times NS0 and NS1; three decimals.
+cores_busy() { awk -v b=$(($2 - $1)) -v w=$(($4 - $3)) -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", b / h / (w / 1e9) }'; }
 
-# median: the median of the numbers on stdin (separated by blanks), one decimal; empty for none.
-median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# median2: the median of the numbers on stdin, two decimals; "-" for none.
-median2() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# median [DECIMALS [NONE]]: the median of the numbers on stdin (separated by blanks), with
+# DECIMALS decimals (1); NONE (empty) when there are none.
+median() { tr ' ' '\n' | awk 'NF' | sort -g | awk -v f="%.${1:-1}f" -v none="${2-}" '{ a[NR] = $1 } END { if (NR == 0) print none; else if (NR % 2) printf f, a[(NR + 1) / 2]; else printf f, (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # ratio A B: A / B, two decimals; "-" when either is missing or B is 0.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 # ge A B: 1 when the number A is at least B, else 0.

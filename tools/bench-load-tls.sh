@@ -188,7 +188,7 @@ run() {  # run SCHEME CONFIG SIZE ROUND
   t1=$(date +%s%N)
   busy1=$(machine_busy_ticks)
   c1=$(cpu_ticks "$pid")
-  CORES[$scheme,$cfg,$size]+="$(awk -v b=$((busy1 - busy0)) -v w=$((t1 - t0)) -v h="$HZ" 'BEGIN { printf "%.2f", b / h / (w / 1e9) }') "
+  CORES[$scheme,$cfg,$size]+="$(cores_busy "$busy0" "$busy1" "$t0" "$t1") "
   local good bad rps
   good=$(awk -v b="$(bytes_of "$size")" -v v="$([[ $scheme == h2 ]] && echo 2 || echo 1.1)" '$1 == 200 && $2 == b && $3 == v' "$out" | wc -l)
   bad=$((n - good))
@@ -252,7 +252,7 @@ for scheme in "${SCHEMES[@]}"; do
       MED[$scheme,$cfg,$size]=$(median <<<"${RPS[$scheme,$cfg,$size]}")
       cpu10k=$(awk -v t="${CPU[$scheme,$cfg,$size]}" -v h="$HZ" -v n="${REQ[$scheme,$cfg,$size]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')
       rounds=$(tr ' ' '\n' <<<"${RPS[$scheme,$cfg,$size]}" | awk 'NF { printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-      printf '%-6s %-5s %-18s %12s %-30s %10s %10s %s\n' "$scheme" "$size" "$cfg" "${MED[$scheme,$cfg,$size]}" "$rounds" "$cpu10k" "$(median2 <<<"${CORES[$scheme,$cfg,$size]}")" "${BAD[$scheme,$cfg,$size]}"
+      printf '%-6s %-5s %-18s %12s %-30s %10s %10s %s\n' "$scheme" "$size" "$cfg" "${MED[$scheme,$cfg,$size]}" "$rounds" "$cpu10k" "$(median 2 - <<<"${CORES[$scheme,$cfg,$size]}")" "${BAD[$scheme,$cfg,$size]}"
     done
   done
 done

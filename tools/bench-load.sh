@@ -177,7 +177,7 @@ run() {  # run CONFIG SIZE ROUND
     "http://127.0.0.1:$port/$size.bin" >"$out" 2>&1 || log "$cfg $size round $r: wrk exited with status $?"
   c1=$(cpu_ticks "$pid")
   busy1=$(machine_busy_ticks) wall1=$(date +%s%N)
-  CORES[$cfg,$size]+="$(awk -v b=$((busy1 - busy0)) -v w=$((wall1 - wall0)) -v h="$HZ" 'BEGIN { printf "%.2f", b / h / (w / 1e9) }') "
+  CORES[$cfg,$size]+="$(cores_busy "$busy0" "$busy1" "$wall0" "$wall1") "
   # the exact bytes once through this configuration
   code=$(curl -sS --max-time 30 -o "$T/check.bin" -w '%{http_code}' "http://127.0.0.1:$port/$size.bin" 2>>"$T/curl.err" || true)
   if [[ $code != 200 || $(sha256sum "$T/check.bin" 2>/dev/null | cut -d' ' -f1) != "${SHA[$size]}" ]]; then
@@ -241,7 +241,7 @@ for size in "${SIZES[@]}"; do
     MED[$cfg,$size]=$(median <<<"${RPS[$cfg,$size]}")
     cpu10k=$(awk -v t="${CPU[$cfg,$size]}" -v h="$HZ" -v n="${REQ[$cfg,$size]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')
     rounds=$(tr ' ' '\n' <<<"${RPS[$cfg,$size]}" | awk 'NF { printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-    printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' "$size" "$cfg" "${MED[$cfg,$size]}" "$rounds" "$cpu10k" "$(median2 <<<"${CORES[$cfg,$size]}")" \
+    printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' "$size" "$cfg" "${MED[$cfg,$size]}" "$rounds" "$cpu10k" "$(median 2 - <<<"${CORES[$cfg,$size]}")" \
       "${NON2XX[$cfg,$size]}" "${SOCKERR[$cfg,$size]}" "${CAPNOTE[$cfg,$size]:--}"
   done
 done

@@ -87,8 +87,7 @@ run() {
   # Cores busy: every process's CPU on the machine (wrk, nginx, rangetap, anything else) over
   # the run's wall time. Below nproc while every thread of the chain has work left means the
   # requests wait for wake-ups, not for a CPU.
-  printf '%s %s %s cores %s 0\n' "$size" "$name" "$round" \
-    "$(awk -v b=$((busy1 - busy0)) -v w=$((wall1 - wall0)) -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", b / h / (w / 1e9) }')" >>"$T/rows"
+  printf '%s %s %s cores %s 0\n' "$size" "$name" "$round" "$(cores_busy "$busy0" "$busy1" "$wall0" "$wall1")" >>"$T/rows"
   # Where a request's time goes, from the capture's own event times (one monotonic clock):
   # request parsed -> upstream head -> upstream end -> the next request on that connection.
   python3 - "$T/cap.rtap/events.jsonl" "$size" "$name" "$round" >>"$T/rows" <<'PY' || log "$name $size round $round: no stage figures (the capture's events.jsonl could not be read)"

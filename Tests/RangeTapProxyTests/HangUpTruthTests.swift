@@ -70,8 +70,9 @@ struct HangUpTruthTests {
                 #expect(!whole, "exchange \(ex.id): the client read every byte, yet a cancel")
                 let delivered = try #require(ex.bytesDelivered)
                 // At least what the client read, less the ACKs its kernel still held back when
-                // the close became a reset (unread bytes left): those are lost with the reset
-                // (36,266 bytes seen once in a CI run; docs/capture-format.md, `deliveredBy`).
+                // the close became a reset (unread bytes left): those are lost with the reset.
+                // (Shortfalls of 36,266 and 68,928 bytes seen in CI runs were more likely a close
+                // settled inside a body round's flush, fixed since: CloseInsideFlushTests.)
                 #expect(delivered >= Int64(read[i]) - Self.lostDelayedAck, "exchange \(ex.id): delivered \(delivered) by \(String(describing: ex.deliveredBy)) < read \(read[i]) by more than a delayed ACK")
                 #expect(delivered < Int64(Self.smallSize))
             default:
