@@ -48,6 +48,8 @@ target_row() {
 # load_targets LABEL PRE POST: the target rows of a load benchmark for rangetap and
 # rangetap-nobodies, >= 0.8x nginx-proxy and >= 5x mitm, from the medians in the caller's
 # associative array MED["PRE<config>,POST"]; with MITM_REASON set the mitm rows say "not run".
+# A last row (no verdict) says how nginx-proxy itself stands against mitm: where it moves less
+# than 5x mitm, that target asks rangetap to be faster than the reverse proxy it is held to.
 load_targets() {
   local label=$1 pre=$2 post=$3 cfg x
   for cfg in rangetap rangetap-nobodies; do
@@ -60,6 +62,13 @@ load_targets() {
       target_row "$label $cfg / mitm (req/s, medians)" "${x}x" ">= 5x" "$(ge "$x" 5)"
     fi
   done
+  # What the two targets ask of each other in this run: 5x mitm is reachable at or under the
+  # reverse proxy's own rate only when nginx-proxy itself moves at least 5x mitm.
+  if [[ -z $MITM_REASON ]]; then
+    x=$(ratio "${MED[${pre}nginx-proxy,$post]}" "${MED[${pre}mitm,$post]}")
+    target_row "$label nginx-proxy / mitm (the reverse proxy itself)" "${x}x" "info" \
+      "$(awk -v x="$x" 'BEGIN { if (x == "-") print "-"; else if (x + 0 >= 5) print "5x mitm is under nginx-proxy"; else printf "5x mitm = %.2fx nginx-proxy", 5 / x }')"
+  fi
 }
 
 # release_binary: sets BIN to $RANGETAP when given, else builds the binary tools/install.sh and
