@@ -1064,6 +1064,24 @@ ttfb_phase_tls() {
 LOADS=()
 note_load() { LOADS+=("$1:$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | tr ' ' /)"); }
 note_load start
+# How fast this machine fills new page-cache pages, which every bodies row (rangetap-bodies,
+# hashrelay-bodies) pays for each byte it writes and socat never does: a new file the size of the
+# bench's (at most 1 GiB) written twice, the second right after the first was removed (its freed
+# pages at hand). On a VM
+# whose balloon reports free pages to the host (virtio feature 5), freed guest pages are unbacked
+# and each new one costs a fault in the host: the first figure is then far below the second.
+page_cache_probe() {
+  local f="$T/page-cache-probe" a b rep="-" feat mb=$((SIZE_MB < 1024 ? SIZE_MB : 1024))
+  a=$( { dd if=/dev/zero of="$f" bs=1M count="$mb" 2>&1 >/dev/null; } | awk '/copied/ { print $(NF-1), $NF }'); rm -f "$f"
+  b=$( { dd if=/dev/zero of="$f" bs=1M count="$mb" 2>&1 >/dev/null; } | awk '/copied/ { print $(NF-1), $NF }'); rm -f "$f"
+  for feat in /sys/bus/virtio/drivers/virtio_balloon/virtio*/features; do
+    [[ -r $feat ]] || continue
+    rep=$([[ $(cut -c6 "$feat") == 1 ]] && echo on || echo off)
+  done
+  PAGE_CACHE="a new $mb MiB file written at ${a:-?}, again after removing it ${b:-?}; free page reporting to a host: $rep"
+}
+PAGE_CACHE="-"
+((RUN_PLAIN)) && page_cache_probe
 T0=$(date +%s)
 if ((RUN_PLAIN)); then
   log "phase 1: full GET of ${SIZE_MB} MiB, $ROUNDS round(s), configs: ${CFGS[*]}"
@@ -1137,6 +1155,7 @@ report() {
   echo "# rangetap proxy benchmark  $(date -u +%Y-%m-%dT%H:%M:%SZ)  host=$(uname -n) cores=$(nproc) kernel=$(uname -r)"
   echo "# file=${SIZE_MB} MiB (${BIG_BYTES} B, random) rounds=$ROUNDS  small=1 MiB seq=$SEQ_N conc=$CONC_N first=$FIRST_N  wall: plain=$((T1 - T0))s https=$((T2 - T1))s h2=$((T3 - T2))s"
   echo "# load average (1/5/15 min): ${LOADS[*]}"
+  echo "# page cache (before the plain rounds): $PAGE_CACHE"
   echo "# nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  $( ((RUN_PLAIN)) && socat -V 2>/dev/null | awk '/socat version/{print "socat " $3}')  $( ((RUN_PLAIN)) && "$TINYPROXY" -v 2>&1 | head -n1)  $(curl --version | awk 'NR==1{print $1 " " $2 " " $4}')"
   if [[ -n $MITM_SKIP_REASON ]]; then echo "# mitmproxy: skipped ($MITM_SKIP_REASON)"; else echo "# mitmproxy $("$MITMDUMP" --version 2>/dev/null | awk '/^Mitmproxy/{print $2}')"; fi
   if [[ $SKIP_RT == 1 ]]; then echo "# rangetap: skipped (BENCH_SKIP_RANGETAP=1)"; else echo "# rangetap $RT_SOURCE (a copy; repo $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO_DIR" diff --quiet HEAD 2>/dev/null || echo '+dirty'))"; fi
