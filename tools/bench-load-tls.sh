@@ -30,6 +30,8 @@
 # the rounds.
 # TARGETS (PASS/FAIL with the ratio of medians), for rangetap and rangetap-nobodies, each scheme
 # and size:   >= 0.8 x nginx-proxy        >= 5 x mitm
+#   and, without a verdict, nginx-proxy's own rate against mitm's: where it is under 5x, the
+#   5x mitm target asks rangetap to be faster than the reverse proxy it is held to
 # CORRECTNESS (PASS/FAIL): every transfer of every run got 200 and the object's size; one curl GET
 # after each run gets the exact bytes (SHA-256); every rangetap capture holds one complete GET
 # exchange per request (`rangetap inspect --json`) and exits 0 after SIGINT.

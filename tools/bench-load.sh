@@ -27,6 +27,8 @@
 # have requests in flight spends its time waiting for wake-ups, not for a CPU.
 # TARGETS (PASS/FAIL with the ratio of medians), for rangetap and for rangetap-nobodies, each size:
 #   >= 0.8 x nginx-proxy        >= 5 x mitm
+#   and, without a verdict, nginx-proxy's own rate against mitm's: where it is under 5x, the
+#   5x mitm target asks rangetap to be faster than the reverse proxy it is held to
 # CORRECTNESS (PASS/FAIL): wrk's "Non-2xx or 3xx responses" is 0 in every run (tools/wrk-report.lua
 # prints wrk's totals); after every run one curl GET through the configuration gets the object's
 # exact bytes (SHA-256); after every rangetap run `rangetap summary` of the capture counts
