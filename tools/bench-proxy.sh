@@ -1067,18 +1067,20 @@ note_load start
 # How fast this machine fills new page-cache pages, which every bodies row (rangetap-bodies,
 # hashrelay-bodies) pays for each byte it writes and socat never does: a new file the size of the
 # bench's (at most 1 GiB) written twice, the second right after the first was removed (its freed
-# pages at hand). On a VM
-# whose balloon reports free pages to the host (virtio feature 5), freed guest pages are unbacked
-# and each new one costs a fault in the host: the first figure is then far below the second.
+# pages at hand). On a VM whose balloon reports free pages to the host (virtio feature 5), freed
+# guest pages are unbacked and each new one costs a fault in the host: the first figure is then
+# far below the second.
 page_cache_probe() {
-  local f="$T/page-cache-probe" a b rep="-" feat mb=$((SIZE_MB < 1024 ? SIZE_MB : 1024))
-  a=$( { dd if=/dev/zero of="$f" bs=1M count="$mb" 2>&1 >/dev/null; } | awk '/copied/ { print $(NF-1), $NF }'); rm -f "$f"
-  b=$( { dd if=/dev/zero of="$f" bs=1M count="$mb" 2>&1 >/dev/null; } | awk '/copied/ { print $(NF-1), $NF }'); rm -f "$f"
+  local f="$T/page-cache-probe" rates=() rep="-" feat mb=$((SIZE_MB < 1024 ? SIZE_MB : 1024)) i
+  for i in 1 2; do
+    rates+=("$( { dd if=/dev/zero of="$f" bs=1M count="$mb" 2>&1 >/dev/null; } | awk '/copied/ { print $(NF-1), $NF }')")
+    rm -f "$f"
+  done
   for feat in /sys/bus/virtio/drivers/virtio_balloon/virtio*/features; do
     [[ -r $feat ]] || continue
     rep=$([[ $(cut -c6 "$feat") == 1 ]] && echo on || echo off)
   done
-  PAGE_CACHE="a new $mb MiB file written at ${a:-?}, again after removing it ${b:-?}; free page reporting to a host: $rep"
+  PAGE_CACHE="a new $mb MiB file written at ${rates[0]:-?}, again after removing it ${rates[1]:-?}; free page reporting to a host: $rep"
 }
 PAGE_CACHE="-"
 ((RUN_PLAIN)) && page_cache_probe
@@ -1244,6 +1246,7 @@ report() {
       echo "hashrelay        MB/s vs socat = $(ratio "${MBPS[hashrelay]}" "${MBPS[socat]}"), hashrelay-bodies $(ratio "${MBPS[hashrelay-bodies]}" "${MBPS[socat]}")  (no target: the least work of recording, tools/hashrelay.c)"
       echo "rangetap-meta   MB/s vs hashrelay = $(ratio "${MBPS[rangetap-meta]}" "${MBPS[hashrelay]}"), CPU $(ratio "${CPUGIB[rangetap-meta]:--}" "${CPUGIB[hashrelay]:--}") x  (no target)"
       echo "rangetap-bodies MB/s vs hashrelay-bodies = $(ratio "${MBPS[rangetap-bodies]}" "${MBPS[hashrelay-bodies]}"), CPU $(ratio "${CPUGIB[rangetap-bodies]:--}" "${CPUGIB[hashrelay-bodies]:--}") x  (no target)"
+      echo "hashrelay-bodies CPU s/GiB = ${CPUGIB[hashrelay-bodies]:--}: $(ratio "${CPUGIB[hashrelay-bodies]:--}" "$cpu_socat") x socat  (no target: the least work against rangetap-bodies' <= 2)"
     else
       echo "hashrelay rows left out: $HASHRELAY_SKIP_REASON"
     fi
@@ -1256,9 +1259,6 @@ report() {
         echo "$c CPU s/GiB = $cpu_rt (socat $cpu_socat, tinyproxy $cpu_tiny): $v x socat  (no target)"
       fi
     done
-    if [[ -z $HASHRELAY_SKIP_REASON ]]; then
-      echo "hashrelay-bodies CPU s/GiB = ${CPUGIB[hashrelay-bodies]:--}: $(ratio "${CPUGIB[hashrelay-bodies]:--}" "$cpu_socat") x socat  (no target: the least work against rangetap-bodies' <= 2)"
-    fi
     echo "relays' added TTFB: socat = $(diff_ms "${TTFB1[socat]}" "${PAIR1[socat]}") ms, tinyproxy = $(diff_ms "${TTFB1[tinyproxy]}" "${PAIR1[tinyproxy]}") ms  (no target: what a relay alone adds against rangetap's <= 0.3)"
     for c in rangetap-bodies rangetap-meta; do
       v=$(diff_ms "${TTFB1[$c]}" "${PAIR1[$c]}")
