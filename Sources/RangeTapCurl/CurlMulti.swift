@@ -105,10 +105,25 @@ public final class CurlMulti: Sendable {
             guard !t.finished, let easy = t.easy else { return }
             endRound(t)
             t.finished = true
+            if result != .ok {
+                // A transfer ended early (the client left, or the origin went silent) must end at
+                // the origin too. libcurl 7.88 queues an HTTP/2 stream's RST_STREAM in its send
+                // buffer and sends it only with the connection's next frame (curl issue #17611,
+                // fixed in 8.15): an origin then keeps the stream, flow-blocked, until its own
+                // timeout. Forbidding the connection's reuse makes libcurl close it when no other
+                // transfer uses it (`--upstream-multiplex` off, the default: always), which ends
+                // the stream at once; while others use it, the RST leaves with the next frame
+                // libcurl sends there. An HTTP/1 connection ended early is closed anyway.
+                _ = ccurl_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
+            }
             curl_multi_remove_handle(m, easy)
             transfers.removeValue(forKey: easy)
             if let handle = t.detachHandle() {
-                if t.reusesHandles, idle.count < Self.idleHandles {
+                // Only a handle whose transfer completed goes back: one that failed (a name that
+                // did not resolve, a refused connection, a timeout, an abort) keeps state that
+                // `curl_easy_reset` leaves behind (libcurl 7.88 keeps its receive buffer, and then
+                // refuses `CURLOPT_BUFFERSIZE` on the next transfer).
+                if t.reusesHandles, case .ok = result, idle.count < Self.idleHandles {
                     curl_easy_reset(handle)
                     idle.append(handle)
                 } else {
@@ -127,7 +142,19 @@ public final class CurlMulti: Sendable {
             for command in commands {
                 switch command {
                 case .start(let t):
-                    if let problem = t.prepare(reusing: t.reusesHandles ? idle.popLast() : nil, sharing: sessions?.pointer) {
+                    var problem: String?
+                    if t.reusesHandles, let handle = idle.popLast() {
+                        problem = t.prepare(reusing: handle, sharing: sessions?.pointer)
+                        if problem != nil {
+                            // A reused handle that refuses an option is dropped; a fresh one
+                            // decides whether the request itself is at fault.
+                            t.release()
+                            problem = t.prepare(sharing: sessions?.pointer)
+                        }
+                    } else {
+                        problem = t.prepare(sharing: sessions?.pointer)
+                    }
+                    if let problem {
                         t.release()
                         t.delegate.transfer(t, didFinish: .failed(code: -1, message: problem))
                         continue
