@@ -58,6 +58,7 @@ extension CaptureEvent {
             if !e.trailers.isEmpty { j.add("trailers", e.trailers) }
             j.add("delivered", e.delivered)
             j.add("deliveredBy", e.deliveredBy?.rawValue)
+            j.add("consumed", e.consumed)
         case .cancel(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -66,6 +67,7 @@ extension CaptureEvent {
             j.add("sndbuf", e.sendBuffer)
             j.add("sha256", e.sha256)
             j.add("deliveredBy", e.deliveredBy?.rawValue)
+            j.add("consumed", e.consumed)
         case .error(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -157,9 +159,9 @@ extension CaptureEvent {
         case "chunk":
             return .chunk(ChunkEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), size: try need(r.size, "size"), offset: try need(r.off, "off"), resourceOffset: r.res, bodyOffset: r.at))
         case "end":
-            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered, deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:))))
+            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered, deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
         case "cancel":
-            return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"), deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:))))
+            return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"), deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
         case "error":
             return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: ErrorEvent.Kind(rawValue: try need(r.kind, "kind")), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
         case "tunnel":
@@ -243,6 +245,7 @@ private struct RawEvent: Decodable {
     var trailers: [String]?
     var delivered: Int64?
     var deliveredBy: String?
+    var consumed: Int64?
     var received: Int64?
     var kind: String?
     var message: String?
@@ -269,7 +272,7 @@ private struct RawEvent: Decodable {
     enum CodingKeys: String, CodingKey {
         case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, hashes, redacted, listen, upstream, peer, sndbuf, by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
-        case bytes, sha256, trailers, delivered, deliveredBy, received, kind, message, curlCode, opened, authority, up, down
+        case bytes, sha256, trailers, delivered, deliveredBy, consumed, received, kind, message, curlCode, opened, authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
         case rule, action, detail, spec, trace
         case version
@@ -319,6 +322,7 @@ private struct RawEvent: Decodable {
         trailers = try c.decodeIfPresent([String].self, forKey: .trailers)
         delivered = try c.decodeIfPresent(Int64.self, forKey: .delivered)
         deliveredBy = try c.decodeIfPresent(String.self, forKey: .deliveredBy)
+        consumed = try c.decodeIfPresent(Int64.self, forKey: .consumed)
         received = try c.decodeIfPresent(Int64.self, forKey: .received)
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         message = try c.decodeIfPresent(String.self, forKey: .message)

@@ -267,9 +267,13 @@ public struct EndEvent: Sendable, Equatable {
     public var delivered: Int64?
     /// How ``delivered`` was measured.
     public var deliveredBy: DeliveryMeasure?
+    /// HTTP/2 only: body bytes the client's HTTP/2 layer granted back with stream-level
+    /// `WINDOW_UPDATE` (what its application consumed, reported late and in batches). A second
+    /// figure beside ``delivered``, never a delivery measure.
+    public var consumed: Int64?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil) {
+    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil) {
         self.t = t
         self.exchange = exchange
         self.bytes = bytes
@@ -277,6 +281,7 @@ public struct EndEvent: Sendable, Equatable {
         self.trailers = trailers
         self.delivered = delivered
         self.deliveredBy = deliveredBy
+        self.consumed = consumed
     }
 }
 
@@ -296,9 +301,12 @@ public struct CancelEvent: Sendable, Equatable {
     public var sha256: String
     /// How ``delivered`` was measured (absent in older captures: completed writes).
     public var deliveredBy: DeliveryMeasure?
+    /// HTTP/2 only: body bytes the client granted back with stream-level `WINDOW_UPDATE` (see
+    /// ``EndEvent/consumed``); never a delivery measure.
+    public var consumed: Int64?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String, deliveredBy: DeliveryMeasure? = nil) {
+    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil) {
         self.t = t
         self.exchange = exchange
         self.delivered = delivered
@@ -306,6 +314,7 @@ public struct CancelEvent: Sendable, Equatable {
         self.sendBuffer = sendBuffer
         self.sha256 = sha256
         self.deliveredBy = deliveredBy
+        self.consumed = consumed
     }
 }
 

@@ -68,6 +68,9 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var sendBuffer: Int?
     /// How ``bytesDelivered`` was measured.
     public var deliveredBy: DeliveryMeasure?
+    /// HTTP/2 only: body bytes the client granted back with `WINDOW_UPDATE` (what its
+    /// application consumed, late); a second figure beside ``bytesDelivered``.
+    public var bytesConsumed: Int64?
     /// Nanoseconds the proxy held the upstream transfer paused for a slow client.
     public var pausedNs: Int64 = 0
     /// Start of the pause in progress, if any.
@@ -179,6 +182,7 @@ public struct ExchangeLog: Sendable {
                 rec.sha256 = e.sha256
                 rec.bytesDelivered = e.delivered
                 rec.deliveredBy = e.deliveredBy
+                rec.bytesConsumed = e.consumed
                 rec.closePause(at: e.t)
             }
         case .cancel(let e):
@@ -188,6 +192,7 @@ public struct ExchangeLog: Sendable {
                 rec.sendBuffer = e.sendBuffer
                 rec.sha256 = e.sha256
                 rec.deliveredBy = e.deliveredBy
+                rec.bytesConsumed = e.consumed
                 rec.closePause(at: e.t)
             }
         case .error(var e):

@@ -13,6 +13,8 @@ struct ClientOutcome: Equatable {
     var gone: Bool
     /// The client socket's send buffer.
     var sendBuffer: Int?
+    /// HTTP/2: what the client granted back with `WINDOW_UPDATE` on the stream.
+    var consumed: Int64?
 }
 
 /// How the upstream transfer ended, as the upstream thread saw it.

@@ -344,14 +344,14 @@ struct ExchangeStateMachine {
     /// Settles once both halves are done.
     private mutating func settleIfDone() {
         guard !isSettled, let u = upstream, let c = client else { return }
-        let cancel = CaptureEvent.cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure))
+        let cancel = CaptureEvent.cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure, consumed: c.consumed))
         if !upstreamCompleted {
             // The transfer stopped short: a client that left first cancelled; otherwise it failed.
             if c.gone { settle(with: cancel) } else if let failure = u.failure { settle(with: .error(failure)) }
         } else if c.gone && c.delivered < u.received {
             settle(with: cancel)
         } else {
-            settle(with: .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure)))
+            settle(with: .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure, consumed: c.consumed)))
         }
     }
 

@@ -27,6 +27,21 @@ import Testing
         #expect(r.deliveredBy == .h2WindowUpdate && r.bytesDelivered == 4)
     }
 
+    @Test func aCancelCarriesWhatTheClientConsumedBesideWhatItsTCPAcknowledged() throws {
+        let l = try log([
+            #"{"type":"request","t":1,"ex":4,"conn":2,"method":"GET","target":"/b.mp4","version":"HTTP/2","url":"https://cdn.example/b.mp4","stream":5,"headers":[":method: GET\r\n",":path: /b.mp4\r\n","range: bytes=0-\r\n"]}"#,
+            #"{"type":"response","t":2,"ex":4,"status":206,"lines":["HTTP/2 206\r\n","content-range: bytes 0-9999/10000\r\n","\r\n"]}"#,
+            #"{"type":"cancel","t":3,"ex":4,"delivered":1400,"received":10000,"sha256":"00","deliveredBy":"tcp-acked","consumed":0}"#,
+        ])
+        let r = try #require(l.exchanges[4])
+        #expect(r.deliveredBy == .tcpAcked && r.bytesDelivered == 1400 && r.bytesConsumed == 0)
+        // Written and read back: the figure survives the capture format.
+        let event = CaptureEvent.cancel(CancelEvent(t: 3, exchange: 4, delivered: 1400, received: 10000, sendBuffer: nil, sha256: "00", deliveredBy: .tcpAcked, consumed: 7))
+        let line = event.jsonLine()
+        #expect(String(decoding: line, as: UTF8.self).contains(#""consumed":7"#))
+        #expect(try CaptureEvent.decode(jsonLine: Data(line), lineNumber: 1) == event)
+    }
+
     @Test func oldCapturesWithoutStreamsStillRead() throws {
         let l = try log([
             #"{"type":"request","t":1,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","url":"http://h/a","headers":["Host: h\r\n"]}"#,

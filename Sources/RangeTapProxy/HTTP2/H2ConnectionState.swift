@@ -1,8 +1,9 @@
 import NIOHTTP2
 
 /// One HTTP/2 client connection, shared by its connection-level handlers and its streams, all on
-/// its event loop: the connection's id and request count, and what the client granted back per
-/// stream with `WINDOW_UPDATE` (the measure of an HTTP/2 stream's delivery).
+/// its event loop: the connection's id and request count, where each stream's DATA frames went
+/// on the socket (``H2FrameLedger``: the measure of a stream's delivery), and what the client
+/// granted back per stream with `WINDOW_UPDATE` (what it consumed, a second figure).
 final class H2ConnectionState {
     /// The client connection's id.
     let connection: Int
@@ -12,6 +13,8 @@ final class H2ConnectionState {
     let sendBuffer: Int?
     /// The client socket's written and acknowledged byte counts.
     let wire: ClientWire
+    /// Where each stream's DATA frames sit in the socket's byte stream.
+    let ledger: H2FrameLedger
     /// Whether rangetap closed the connection (a protocol error), rather than the client.
     var closedByProxy = false
     /// Stream-level `WINDOW_UPDATE` increments received, by stream id, for open streams.
@@ -22,6 +25,7 @@ final class H2ConnectionState {
 
     init(_ inherited: ClientSession.Inherited, wire: ClientWire) {
         self.wire = wire
+        ledger = H2FrameLedger(wire: wire)
         connection = inherited.connection
         requests = inherited.requests
         sendBuffer = inherited.sendBuffer
@@ -38,6 +42,7 @@ final class H2ConnectionState {
     /// Forgets a closed stream.
     func closed(stream: Int) {
         grants[stream] = nil
+        ledger.closed(stream: stream)
         onClose[stream] = nil
     }
 

@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP2
 
 /// Builds an HTTP/2 client connection's pipeline after whatever carries its bytes (the socket,
-/// or TLS inside an intercepted tunnel): ``H2ReadCopier`` → `NIOHTTP2Handler` → ``H2FrameTap`` →
+/// or TLS inside an intercepted tunnel): ``H2ReadCopier`` → ``H2WireTap`` → `NIOHTTP2Handler`
+/// (its frame delegate the connection's ``H2FrameLedger``) → ``H2FrameTap`` →
 /// `HTTP2StreamMultiplexer` (one ``H2StreamHandler`` per stream) → ``H2ConnectionHandler``.
 enum H2Pipeline {
     /// Streams a client may open at once.
@@ -13,11 +14,15 @@ enum H2Pipeline {
         let sync = channel.pipeline.syncOperations
         let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire), eventLoop: channel.eventLoop)
         try sync.addHandler(H2ReadCopier())
-        // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
-        try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: [
+        try sync.addHandler(H2WireTap(ledger: state.value.ledger))
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
-        ], contentLengthValidation: .disabled))
+        ]
+        // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
+        connection.contentLengthValidation = .disabled
+        try sync.addHandler(NIOHTTP2Handler(mode: .server, frameDelegate: state.value.ledger, connectionConfiguration: connection))
         try sync.addHandler(H2FrameTap(state: state.value))
         try sync.addHandler(HTTP2StreamMultiplexer(mode: .server, channel: channel, targetWindowSize: 1 << 20, inboundStreamInitializer: { stream in
             stream.eventLoop.makeCompletedFuture {

@@ -8,8 +8,9 @@ import RangeTapCurl
 /// One HTTP/2 stream of a client connection, which carries one exchange: the stream's request
 /// becomes an ``Exchange`` and an ``ExchangeStateMachine`` (the same as for an HTTP/1.1
 /// request), whose actions this handler carries out as HTTP/2 frames. A client's `RST_STREAM`
-/// is a cancel of this stream only; its `delivered` is what the client granted back with
-/// `WINDOW_UPDATE` on the stream.
+/// is a cancel of this stream only; its `delivered` is, as over HTTP/1.1, the body bytes whose
+/// DATA frames the client's TCP acknowledged (`TCP_INFO`), and what it granted back with
+/// `WINDOW_UPDATE` is kept beside it as `consumed`.
 final class H2StreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
@@ -38,8 +39,6 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var sent: Int64 = 0
     /// The body length the response head declared (`content-length`), if it did.
     private var declaredLength: Int64?
-    /// Where this stream's DATA writes ended on the connection's socket.
-    private var spans = H2WireSpans()
     private var loop: (any EventLoop)?
     /// The connection's channel (the stream channel's parent).
     private var connection: (any Channel)?
@@ -293,7 +292,7 @@ final class H2StreamHandler: ChannelInboundHandler {
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             guard !endWritten else {
                 // More than the head declared, after the stream ended: the client has its body.
-                context.eventLoop.execute { loopBound.value.writeCompleted(n, written: false, end: nil, exchange: exchange) }
+                context.eventLoop.execute { loopBound.value.writeCompleted(n, written: false, exchange: exchange) }
                 return
             }
             sent += Int64(n)
@@ -302,17 +301,13 @@ final class H2StreamHandler: ChannelInboundHandler {
             // with unread bytes is a TCP reset, which loses the client's last acknowledgement).
             let last = endsWithLastData && declaredLength == sent
             let promise = context.eventLoop.makePromise(of: Void.self)
-            let before = state.wire.written
             if last {
                 endWritten = true
                 lastDataWrite = promise.futureResult
             }
             context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: last))), promise: promise)
-            // Where the frame ended on the socket: right here when the client's windows let it
-            // go out at once (its record is counted now); else when its write completes.
-            let after = state.wire.written
             promise.futureResult.whenComplete { result in
-                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, end: after > before ? after : nil, exchange: exchange)
+                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
             }
         case .writeEnd(_, let trailers):
             if lastDataWrite != nil {
@@ -341,8 +336,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func writeCompleted(_ n: Int, written: Bool, end: Int64?, exchange: Exchange) {
-        if written { spans.note(end: end ?? state.wire.written, size: n) }
+    private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
         let drained = exchange.flow.complete(n)
         guard let context, self.exchange === exchange, var machine else {
             if drained { exchange.resume() }
@@ -391,7 +385,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         state.wire.refresh(connection)
         if let acked = state.wire.acked, acked.bytes >= endOffset {
-            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer))
+            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer, consumed: min(state.granted(stream: stream), sent)))
             self.machine = machine
             settle()
             return
@@ -403,8 +397,8 @@ final class H2StreamHandler: ChannelInboundHandler {
     }
 
     /// The connection ended before this stream did (its END_STREAM, if queued, never reached the
-    /// socket): what reached the client is the larger of what it granted back with
-    /// WINDOW_UPDATE and the DATA its TCP acknowledged by the close. A client that had every
+    /// socket): what reached the client is the DATA its TCP acknowledged by the close. A client
+    /// that had every
     /// body byte (it may stop at Content-Length and close before END_STREAM) thus ended, one
     /// that had fewer cancelled.
     private func cut() {
@@ -416,21 +410,20 @@ final class H2StreamHandler: ChannelInboundHandler {
     }
 
     /// How much of the body reached the client of a stream it reset, or that the connection's
-    /// end cut: what it granted back with `WINDOW_UPDATE` (what its application took), unless
-    /// its TCP had acknowledged every byte of the body the head declared. Clients such as curl
-    /// count a transfer done at Content-Length and reset the stream, or close the connection,
-    /// before END_STREAM arrives: the machine then settles an end, not a cancel.
+    /// end cut: the body bytes whose DATA frames its TCP acknowledged (read now while the
+    /// connection is open: the segment that carried the reset acknowledged what it had received;
+    /// else the reading taken at the close), as over HTTP/1.1. What it granted back with
+    /// `WINDOW_UPDATE` is what its application consumed, late and in batches (Chromium grants a
+    /// 6 MB window back rarely): kept as `consumed`, and the measure only where the platform gives
+    /// no TCP_INFO.
     private func delivery(gone: Bool) -> ClientOutcome {
         let granted = min(state.granted(stream: stream), sent)
-        var outcome = ClientOutcome(t: shared.clock.now(), delivered: granted, measure: .h2WindowUpdate, gone: gone, sendBuffer: state.sendBuffer)
-        guard declaredLength == sent, sent > granted else { return outcome }
+        var outcome = ClientOutcome(t: shared.clock.now(), delivered: granted, measure: .h2WindowUpdate, gone: gone, sendBuffer: state.sendBuffer, consumed: granted)
         if let connection, connection.isActive {
-            // Read now, while the connection is open: the segment that carried the reset
-            // acknowledged what the client had received.
             state.wire.refresh(connection)
         }
-        if let acked = state.wire.acked, spans.delivered(acked: acked.bytes) == sent {
-            outcome.delivered = sent
+        if let acked = state.wire.acked {
+            outcome.delivered = min(state.ledger.delivered(stream: stream, acked: acked.bytes), sent)
             outcome.measure = acked.atClose ? .tcpAcked : .tcpAckedAtLastWrite
         }
         return outcome
@@ -479,8 +472,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         // A stream whose END_STREAM frame was queued closes as that frame leaves for the
         // connection; whether it reached the socket is the write's to tell (streamEndWritten).
         if endWritten && reset == nil { return }
-        // Reset by the client: what it granted back with WINDOW_UPDATE is what its application
-        // took. Cut by the connection's end: that, or what its TCP acknowledged if more.
+        // Reset by the client, or cut by the connection's end: what its TCP acknowledged.
         let action = machine.clientClosed(delivery(gone: true))
         self.machine = machine
         if case .cancelUpstream = action { exchange?.abort() }
