@@ -32,7 +32,9 @@ let package = Package(
         .library(name: "RangeTapTesting", targets: ["RangeTapTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Pinned to its minor version: RangeTapProxy imports its `@_spi(CustomByteBufferAllocator)`,
+        // which carries no promise across minor releases.
+        .package(url: "https://github.com/apple/swift-nio.git", .upToNextMinor(from: "2.101.2")),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),

@@ -18,6 +18,14 @@ dist_release_build() {
   echo "$bin"
 }
 
+# dist_strip SOURCE DESTINATION: a copy of the binary without its symbol table and debug
+# sections (what an installed or packaged program carries; the build keeps its own for profiling).
+dist_strip() {
+  command -v strip >/dev/null 2>&1 || dist_die "strip is missing: apt-get install binutils"
+  mkdir -p "$(dirname "$2")"
+  strip --strip-all -o "$2" "$1" || dist_die "strip $1 failed"
+}
+
 # dist_manual_tool: swift-argument-parser's own man page generator (Tools/generate-manual in the
 # checkout of the dependency, the tool its `generate-manual` command plugin runs), built once in
 # its own scratch directory so that it never waits for, nor invalidates, the package's builds

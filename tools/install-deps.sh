@@ -7,8 +7,8 @@
 #         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
 #   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
 #         report), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
-#         patchelf and man-db (the suite builds the .deb with tools/package-deb.sh and reads its man
-#         pages).
+#         patchelf, binutils and man-db (the suite builds the .deb with tools/package-deb.sh, which
+#         strips the binary, and reads its man pages).
 # Benchmark baselines (socat, tinyproxy, mitmproxy) are installed by the tools/bench-*.sh that use
 # them, not here.
 #
@@ -38,6 +38,7 @@ if [ "$purpose" = test ]; then
   command -v dpkg-shlibdeps >/dev/null 2>&1 || need+=(dpkg-dev)
   command -v patchelf >/dev/null 2>&1 || need+=(patchelf)
   command -v man >/dev/null 2>&1 || need+=(man-db)
+  command -v strip >/dev/null 2>&1 || need+=(binutils)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2

@@ -51,7 +51,8 @@ put() { # put MODE SOURCE DESTINATION
   install -D -m "$1" "$2" "$3" || dist_die "cannot write $3 (is $prefix writable? try another --prefix)"
   echo "$3"
 }
-put 755 "$binary" "$prefix/bin/rangetap"
+dist_strip "$binary" "$stage/rangetap"
+put 755 "$stage/rangetap" "$prefix/bin/rangetap"
 for page in "$stage"/man1/*.1; do put 644 "$page" "$prefix/share/man/man1/$(basename "$page")"; done
 put 644 "$stage/rangetap.bash" "$prefix/share/bash-completion/completions/rangetap"
 put 644 "$stage/_rangetap" "$prefix/share/zsh/site-functions/_rangetap"

@@ -53,7 +53,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 stage="$work/rangetap_${version}_$arch"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin"
-install -m 755 "$binary" "$stage/usr/bin/rangetap"
+dist_strip "$binary" "$stage/usr/bin/rangetap"
+chmod 755 "$stage/usr/bin/rangetap"
 
 # Libraries that no Debian package provides (the toolchain's) go into the package. Which files
 # Debian's packages own is asked of dpkg once, for every library and every spelling of its path

@@ -7,9 +7,6 @@ import RangeTapCore
 final class ClientHeadSlot {
     /// The head to send for the next `.head` part.
     var next: ClientHead?
-    /// How many bytes of ``next`` the upstream thread already sent to the socket
-    /// (``DirectHeadOffer``): only the rest is written.
-    var alreadySent = 0
     /// Trailer lines for the next `.end` part of a chunked body, CRLF-terminated.
     var trailers: [String] = []
 }
@@ -39,8 +36,7 @@ final class ClientResponseEncoder: ChannelOutboundHandler, RemovableChannelHandl
             let bytes: [UInt8]
             if let raw = slot.next {
                 slot.next = nil
-                bytes = slot.alreadySent > 0 ? Array(raw.bytes.dropFirst(slot.alreadySent)) : raw.bytes
-                slot.alreadySent = 0
+                bytes = raw.bytes
                 if !(100..<200).contains(raw.status) || raw.status == 101 { framing = raw.framing }
             } else {
                 (bytes, framing) = Self.serialize(head)

@@ -1,14 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NIOCore
 import Synchronization
 
-/// A duplicate of a client connection's socket descriptor, held beside NIO's own: the event
-/// loop reads `TCP_INFO` through it after NIO closed its descriptor (``ClientWire``), and the
-/// upstream thread may send a response head through it (``DirectHeadOffer``).
+/// A duplicate of a client connection's socket descriptor, held beside NIO's own so the event
+/// loop can read `TCP_INFO` after NIO closed its descriptor (``ClientWire``): a close that NIO
+/// sees only through a failed write leaves no moment to read it before.
 ///
-/// The descriptor is only used under the lock and closed under it, so a send never reaches a
-/// descriptor number the process has meanwhile given to another file.
+/// The duplicate is made through NIO's public transport access
+/// (`withUnsafeTransportIfAvailable`), on the event loop, while the channel is open. It is only
+/// read (`getsockopt`), never written to, and closed when the channel goes inactive.
 final class ClientSocket: Sendable {
     private let descriptor: Mutex<Int32>
 
@@ -17,29 +19,23 @@ final class ClientSocket: Sendable {
         self.descriptor = Mutex(descriptor)
     }
 
+    /// A duplicate of `channel`'s socket, made on its event loop; nil for a channel without one
+    /// (an `EmbeddedChannel`, a stream of an HTTP/2 connection) or when `dup` fails.
+    static func duplicating(_ channel: any Channel) -> ClientSocket? {
+        #if os(Linux)
+        let fd = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { handle in
+            fcntl(handle, F_DUPFD_CLOEXEC, 0)
+        }
+        guard let fd, fd >= 0 else { return nil }
+        return ClientSocket(descriptor: fd)
+        #else
+        return nil
+        #endif
+    }
+
     /// Runs `body` with the descriptor while it is open; nil once it was closed.
     func withDescriptor<R>(_ body: (Int32) -> R?) -> R? {
         descriptor.withLock { fd in fd >= 0 ? body(fd) : nil }
-    }
-
-    /// Sends as much of `bytes` as the socket takes now, never waiting: the count sent, 0 when
-    /// the socket is closed, full, or failed (the event loop sees a failure on its own writes).
-    /// No `SIGPIPE`: a client that left makes this return 0.
-    func sendNow(_ bytes: [UInt8]) -> Int {
-        withDescriptor { fd -> Int? in
-            var sent = 0
-            while sent < bytes.count {
-                let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                if n > 0 {
-                    sent += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-            return sent
-        } ?? 0
     }
 
     /// Closes the descriptor; later calls find it closed.

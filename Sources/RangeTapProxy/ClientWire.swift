@@ -26,29 +26,20 @@ final class ClientWire {
     /// and readings before each flush are not needed.
     var holdsDescriptor: Bool { socket != nil }
 
-    /// The exchange whose response head the upstream thread may send itself, if any: any write
-    /// through the pipeline withdraws it (``ClientWireHandler``).
-    var offer: DirectHeadOffer?
-
     /// Counts `n` more bytes handed to the socket.
     func wrote(_ n: Int) { written += Int64(n) }
 
     /// Channel active: holds a duplicate of the socket so the close can be measured whichever
     /// way NIO sees it (a read, a failed write, a hang-up), after NIO closed its descriptor.
     func hold(_ channel: any Channel) {
-        #if os(Linux)
-        guard socket == nil, let fd = SocketDescriptor.of(channel) else { return }
-        let held = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        if held >= 0 { socket = ClientSocket(descriptor: held) }
-        #endif
+        guard socket == nil else { return }
+        socket = ClientSocket.duplicating(channel)
     }
 
     /// Channel inactive: the final reading from the held descriptor (unless one was already
     /// taken at the close), then lets it go.
     func release() {
         #if os(Linux)
-        offer?.withdraw()
-        offer = nil
         guard let socket else { return }
         defer {
             socket.close()

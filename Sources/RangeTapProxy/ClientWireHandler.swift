@@ -34,8 +34,6 @@ final class ClientWireHandler: ChannelDuplexHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        // Nothing may reach the socket ahead of a head the upstream thread would send.
-        wire.offer?.withdraw()
         switch unwrapOutboundIn(data) {
         case .byteBuffer(let b): wire.wrote(b.readableBytes)
         case .fileRegion(let f): wire.wrote(f.readableBytes)

@@ -40,8 +40,6 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     private let aborted = Atomic<Bool>(false)
     /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
     private let transferRef = Mutex<CurlTransfer?>(nil)
-    /// Set when the upstream thread may send the final head to the client itself.
-    let offer: DirectHeadOffer?
 
     // Upstream thread only.
     private var assembler = ResponseHeadAssembler()
@@ -57,9 +55,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// At most this many interim (1xx) heads are recorded per exchange.
     static let maxInterimRecorded = 100
 
-    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, offer: DirectHeadOffer? = nil, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
+    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
         self.id = id
-        self.offer = offer
         self.connection = connection
         self.context = context
         self.loop = loop
@@ -112,12 +109,6 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             let (status, lines) = (head.status, head.lines)
             self.status = status
             sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
-            // The client waits for the head: it goes first, the bookkeeping after. No interim
-            // head may be overtaken: those go through the event loop.
-            if let offer, interimCount == 0, !aborted.load(ordering: .relaxed),
-               offer.send(lines: lines, bodyLength: sizer.bodyLength) {
-                context.directHeads.add(1, ordering: .relaxed)
-            }
             let info = transfer.connectionInfo()
             context.writer.record(.response(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused, upstreamPort: info?.localPort)))
             if status == 206, let cr = lines.first(named: "Content-Range"), let parsed = try? ContentRange.parse(cr) {

@@ -271,10 +271,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
         let machine = ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
-        let offer = directHeadOffer(machine, faulted: plan != nil, context: context)
-        wire.offer?.withdraw()
-        wire.offer = offer
-        let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop, offer: offer) { exchange, message in
+        let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop) { exchange, message in
             loop.execute { loopBound.value.handle(message, from: exchange) }
         }
         exchanges[p.exchange] = Active(exchange: exchange, machine: machine, gate: plan.map(FaultGate.init))
@@ -292,17 +289,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.head.headers["range"].joined(separator: ", "))")
         }
         exchange.start(request)
-    }
-
-    /// An offer to let the upstream thread send the exchange's response head (see
-    /// ``DirectHeadOffer``), when nothing else can reach the client before it: a plain HTTP/1
-    /// connection whose socket is held, no `--shape`, no `--fault` rule for this exchange,
-    /// every byte of earlier responses handed to the socket, no flush waiting.
-    private func directHeadOffer(_ machine: ExchangeStateMachine, faulted: Bool, context: ChannelHandlerContext) -> DirectHeadOffer? {
-        guard !session.tls, shared.shape == nil, !faulted, !flushQueued, let socket = wire.socket,
-              let buffered = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes), buffered == 0
-        else { return nil }
-        return DirectHeadOffer(socket: socket, machine: machine)
     }
 
     private func handle(_ message: Exchange.Message, from exchange: Exchange) {
@@ -461,14 +447,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .writeHead(let head), .writeInterim(let head):
             // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
             headSlot.next = head
-            if case .writeHead = action, let offer = exchange.offer {
-                // The upstream thread may have sent it already: only the rest goes out, and
-                // the socket's byte count includes what it sent.
-                let sent = offer.bytesSent
-                headSlot.alreadySent = sent
-                wire.wrote(sent)
-                if wire.offer === offer { wire.offer = nil }
-            }
             let status = HTTPResponseStatus(statusCode: head.status)
             var promise: EventLoopPromise<Void>?
             if exchanges[exchange.id]?.gate != nil {

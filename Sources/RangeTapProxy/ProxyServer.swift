@@ -176,10 +176,6 @@ public final class ProxyServer: Sendable {
     /// connection is idle or closed.
     public var liveExchanges: Int { context.liveExchanges.load(ordering: .relaxed) }
 
-    /// Response heads the upstream thread sent to the client itself, without the hop through the
-    /// event loop (plain HTTP/1 clients, responses of 64 KiB or more or of unknown length).
-    public var directResponseHeads: Int { context.directHeads.load(ordering: .relaxed) }
-
     /// Open client connections (for leak checks).
     public var openClientConnections: Int { clients.count }
 

@@ -22,8 +22,6 @@ final class RecordingContext: Sendable {
     let boundPort = Atomic<Int>(0)
     /// ``Exchange`` objects alive (for leak checks).
     let liveExchanges = Atomic<Int>(0)
-    /// Response heads the upstream thread sent to the client itself (``DirectHeadOffer``).
-    let directHeads = Atomic<Int>(0)
     /// The `--fault` rules with their match counts; nil when there are none.
     let faults: FaultRuleSet?
     /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.

@@ -41,6 +41,9 @@ struct DistributionTests {
         let version = try runCommand(prefix + "/bin/rangetap", ["--version"])
         let expected = try runCommand(Paths.rangetap, ["--version"])
         #expect(version.status == 0 && version.text == expected.text && !version.text.isEmpty)
+        // Installed stripped: no symbol table, no debug sections.
+        let sections = try runCommand(try Paths.tool("readelf"), ["-S", "-W", prefix + "/bin/rangetap"])
+        #expect(sections.status == 0 && !sections.text.contains(".symtab") && !sections.text.contains(".debug_"), "\(sections.text.suffix(800))")
 
         let page = try Self.renderManPage(prefix + "/share/man/man1/rangetap-record.1")
         #expect(page.status == 0, "\(page.stderr)")
