@@ -11,7 +11,7 @@ import RangeTapCurl
 /// one at a time in order (`HTTPServerPipelineHandler` holds pipelined ones back); an exchange
 /// whose response was written stays with its machine until the client acknowledged every
 /// byte or closed, and one whose client left stays until its upstream transfer stopped.
-final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, ClientWriter {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -23,19 +23,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var body: ByteBuffer?
         /// The head's lines as received (request line first), when the raw tap had them.
         var raw: [HeaderLine]?
-    }
-
-    private struct Active {
-        var exchange: Exchange
-        var machine: ExchangeStateMachine
-        /// Where its body bytes sit in the connection's byte stream.
-        var map = WireDeliveryMap()
-        /// The `--fault` rules acting on it, if any fired.
-        var gate: FaultGate?
-        /// The head as written to the client (for the `fault` event of a rewritten head).
-        var clientHead: [UInt8]?
-        /// Under `--shape`: body bytes written to the client's socket, and the last count recorded.
-        var progress = DeliveryProgress()
     }
 
     /// Granularity of the client-side delivery count.
@@ -51,7 +38,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var currentRaw: [HeaderLine]?
     /// Exchanges not settled yet, by id: the one being answered, those waiting for the client
     /// to acknowledge their last bytes, and those waiting for an aborted transfer to stop.
-    private var exchanges: [Int: Active] = [:]
+    private var exchanges: [Int: ExchangeDriver] = [:]
     private var settleDelay: TimeAmount = .milliseconds(1)
     /// The next check of ``exchanges`` waiting for acknowledgements, while any waits.
     private var settleCheck: Scheduled<Void>?
@@ -125,18 +112,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func connectionClosed(context: ChannelHandlerContext) {
         let now = shared.clock.now()
         for id in exchanges.keys.sorted() {
-            guard var a = exchanges[id] else { continue }
-            let action: ExchangeStateMachine.Action
-            if a.machine.state == .finished && closedByProxy {
+            guard let driver = exchanges[id] else { continue }
+            if driver.machine.state == .finished && closedByProxy {
                 // rangetap closed after the last byte (HTTP/1.0, Connection: close): the kernel delivers the rest.
-                action = a.machine.clientReceivedAll(ClientOutcome(t: now, delivered: a.map.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
+                driver.clientReceivedAll(ClientOutcome(t: now, delivered: driver.wireMap.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
             } else {
-                let (delivered, measure) = measuredDelivery(a.map, fallback: a.machine.bytesDelivered)
-                action = a.machine.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
+                let (delivered, measure) = measuredDelivery(driver.wireMap, fallback: driver.machine.bytesDelivered)
+                driver.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
             }
-            exchanges[id] = a
-            perform(action, for: a.exchange, context: context)
-            settle(id)
         }
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? .proxy : .client, requests: requests)))
         context.fireChannelInactive()
@@ -261,8 +244,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Exchanges
 
     private func startExchange(_ p: Pending, context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loop = context.eventLoop
         let hasRange = p.head.headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.head.method.rawValue, hasRange: hasRange)
         if let plan, let status = plan.status {
@@ -271,10 +252,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
         let machine = ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
-        let exchange = Exchange(id: p.exchange, connection: connectionID, context: shared, loop: loop) { exchange, message in
-            loop.execute { loopBound.value.handle(message, from: exchange) }
-        }
-        exchanges[p.exchange] = Active(exchange: exchange, machine: machine, gate: plan.map(FaultGate.init))
+        let driver = ExchangeDriver(id: p.exchange, connection: connectionID, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
+        exchanges[p.exchange] = driver
         var body: [UInt8]? = nil
         if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
@@ -284,57 +263,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
-        if let rule = plan?.ignoreRange, hasRange {
-            request.headers = FaultGate.removingRange(request.headers)
-            shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.head.headers["range"].joined(separator: ", "))")
-        }
-        exchange.start(request)
+        driver.start(request, range: p.head.headers["range"])
     }
 
-    private func handle(_ message: Exchange.Message, from exchange: Exchange) {
-        guard var a = exchanges[exchange.id], a.exchange === exchange else { return }
-        guard a.gate != nil else {
-            pass(message, from: exchange)
-            return
-        }
-        let steps = a.gate!.admit(message)
-        exchanges[exchange.id] = a
-        for step in steps {
-            switch step {
-            case .forward(let m):
-                pass(m, from: exchange)
-            case .headRewritten(let rule, let action, let detail, let rewritten):
-                // The head as the client got it: the bytes written, else the lines rewritten.
-                let lines = exchanges[exchange.id]?.clientHead.map(FaultGate.lines(ofHead:)) ?? rewritten
-                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail, lines: lines)
-            case .hold(let ns, let rule, let action, let detail):
-                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail)
-                guard let context else { break }
-                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-                context.eventLoop.scheduleTask(in: .nanoseconds(ns)) { loopBound.value.releaseHeld(exchange) }
-            case .cut(let reset, let rule, let detail):
-                cut(exchange, reset: reset, rule: rule, detail: detail)
-            }
-        }
-    }
-
-    /// A `delay-head` or `stall-after` hold ended: what it held goes on, in order.
-    private func releaseHeld(_ exchange: Exchange) {
-        guard var a = exchanges[exchange.id], a.exchange === exchange, a.gate != nil else { return }
-        let held = a.gate!.release()
-        exchanges[exchange.id] = a
-        for message in held { handle(message, from: exchange) }
-    }
-
-    /// A `reset-after` or `truncate-after` rule ends the response here: the connection is reset
-    /// (RST) or closed (FIN) once the bytes before the cut are written, the upstream transfer
-    /// stops, and the exchange is recorded as failed by the fault (not as a client cancel).
-    private func cut(_ exchange: Exchange, reset: Bool, rule: String, detail: String) {
-        let forwarded = exchanges[exchange.id]?.gate?.forwarded ?? 0
-        shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: detail)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: connectionID, kind: .fault, message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
-        exchanges[exchange.id] = nil
-        exchange.abort()
+    /// A `reset-after` or `truncate-after` rule ended the response here (``ExchangeDriver``
+    /// recorded it and stopped the upstream transfer): the connection is reset (RST) or closed
+    /// (FIN) once the bytes before the cut are written.
+    func cut(reset: Bool, for driver: ExchangeDriver) {
         guard let context else { return }
         closedByProxy = true
         context.flush()
@@ -389,42 +324,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
     }
 
-    private func pass(_ message: Exchange.Message, from exchange: Exchange) {
-        guard var a = exchanges[exchange.id], a.exchange === exchange else { return }
-        let action: ExchangeStateMachine.Action
-        switch message {
-        case .interim(let lines): action = a.machine.upstreamInterim(lines: lines)
-        case .head(let lines): action = a.machine.upstreamHead(lines: lines)
-        case .body(let buffer): action = a.machine.upstreamBody(buffer)
-        case .end(let trailers, let outcome): action = a.machine.upstreamEnd(trailers: trailers, outcome: outcome)
-        case .failed(let text, let timedOut, let outcome): action = a.machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
-        }
-        exchanges[exchange.id] = a
-        if let context {
-            perform(action, for: exchange, context: context)
-        } else if case .cancelUpstream = action {
-            // The connection is gone (its handlers removed): only the upstream half is left to stop.
-            exchange.abort()
-        }
-        settle(exchange.id)
-    }
-
-    /// Records what the exchange's machine settled, and forgets the exchange once it has.
-    private func settle(_ id: Int) {
-        guard var a = exchanges[id] else { return }
-        if let event = a.machine.takeRecord() {
-            shared.writer.record(event.stamped(shared.clock.now()))
-        }
-        if a.machine.isSettled {
-            if shared.shape != nil, let event = a.progress.last(exchange: id, now: shared.clock.now()) {
-                shared.writer.record(.delivered(event))
-            }
-            exchanges[id] = nil
-        } else {
-            exchanges[id] = a
-        }
-    }
-
     /// Flushes once the tasks already queued on the event loop have run (NIO runs them all before
     /// it polls again). A head is written this way: the body bytes the upstream thread posted
     /// with it are usually queued already, and their flush sends head and body in one `writev(2)`
@@ -440,108 +339,115 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func perform(_ action: ExchangeStateMachine.Action, for exchange: Exchange, context: ChannelHandlerContext) {
-        switch action {
-        case .none:
-            break
-        case .writeHead(let head), .writeInterim(let head):
-            // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
-            headSlot.next = head
-            let status = HTTPResponseStatus(statusCode: head.status)
-            var promise: EventLoopPromise<Void>?
-            if exchanges[exchange.id]?.gate != nil {
-                // A fault may record this head, or cut right after it.
-                exchanges[exchange.id]?.clientHead = head.bytes
-                promise = context.eventLoop.makePromise()
-                lastWrite = promise?.futureResult
+    // MARK: ClientWriter
+
+    func writeInterim(_ head: ClientHead, for driver: ExchangeDriver) {
+        writeHead(head, for: driver)
+    }
+
+    func writeHead(_ head: ClientHead, for driver: ExchangeDriver) {
+        guard let context else { return }
+        // The encoder sends the exact bytes; NIO's pipelining handler sees the status.
+        headSlot.next = head
+        let status = HTTPResponseStatus(statusCode: head.status)
+        var promise: EventLoopPromise<Void>?
+        if driver.isFaulted {
+            // A fault may record this head, or cut right after it.
+            driver.writtenHead = head.bytes
+            promise = context.eventLoop.makePromise()
+            lastWrite = promise?.futureResult
+        }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: promise)
+        flushAfterQueuedTasks(context)
+    }
+
+    func writeBody(_ buffer: ByteBuffer, for driver: ExchangeDriver) {
+        guard let context else {
+            driver.writeCompleted(buffer.readableBytes, written: false)
+            return
+        }
+        var buffer = buffer
+        // Written in slices of the same storage (no copy), each with its own completion and
+        // its place in the connection's byte stream noted, so the bytes the client's TCP
+        // acknowledged map back to body bytes when it hangs up.
+        let loopBound = NIOLoopBound(driver, eventLoop: context.eventLoop)
+        bodyWriteDepth += 1
+        // Only a fault that cuts the body waits for the last write.
+        let faulted = driver.isFaulted
+        let roundStart = wire.written
+        let roundSize = buffer.readableBytes
+        // A shaped link reports deliveries as the client's TCP acknowledges each write's
+        // records, and a fault that cuts the body resets right after its last write: there a
+        // TLS flush per slice keeps both as they are in the clear.
+        let flushEachSlice = session.tls && (shared.shape != nil || faulted)
+        while buffer.readableBytes > 0 {
+            let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
+            let n = slice.readableBytes
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { result in
+                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil)
             }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status))), promise: promise)
-            flushAfterQueuedTasks(context)
-        case .writeBody(var buffer):
-            // Written in slices of the same storage (no copy), each with its own completion and
-            // its place in the connection's byte stream noted, so the bytes the client's TCP
-            // acknowledged map back to body bytes when it hangs up.
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            bodyWriteDepth += 1
-            var map = exchanges[exchange.id]?.map ?? WireDeliveryMap()
-            // Only a fault that cuts the body waits for the last write.
-            let faulted = exchanges[exchange.id]?.gate != nil
-            let roundStart = wire.written
-            let roundSize = buffer.readableBytes
-            // A shaped link reports deliveries as the client's TCP acknowledges each write's
-            // records, and a fault that cuts the body resets right after its last write: there a
-            // TLS flush per slice keeps both as they are in the clear.
-            let flushEachSlice = session.tls && (shared.shape != nil || faulted)
-            while buffer.readableBytes > 0 {
-                let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.deliverySlice))!
-                let n = slice.readableBytes
-                let promise = context.eventLoop.makePromise(of: Void.self)
-                promise.futureResult.whenComplete { result in
-                    loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
-                }
-                let before = wire.written
-                if faulted { lastWrite = promise.futureResult }
-                context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
-                if flushEachSlice {
-                    context.flush()
-                    map.note(encryptedFrom: before, to: wire.written, size: n)
-                } else if !session.tls {
-                    map.note(before: before, after: wire.written, size: n)
-                }
+            let before = wire.written
+            if faulted { lastWrite = promise.futureResult }
+            context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: promise)
+            if flushEachSlice {
+                context.flush()
+                driver.wireMap.note(encryptedFrom: before, to: wire.written, size: n)
+            } else if !session.tls {
+                driver.wireMap.note(before: before, after: wire.written, size: n)
             }
-            if !flushEachSlice { context.flush() }
-            if session.tls && !flushEachSlice {
-                // TLS encrypts on flush: one flush for the round puts all its records on the wire
-                // in one write(2) (a flush per slice made one per 32 KiB: 33,741 writes per GiB),
-                // and the span of encrypted bytes that carries the round is known. Records are
-                // of one size, so a share of the span acknowledged is the same share of the round.
-                map.note(encryptedFrom: roundStart, to: wire.written, size: roundSize)
-            }
-            exchanges[exchange.id]?.map = map
-            bodyWriteDepth -= 1
-            if bodyWriteDepth == 0 && inactiveWhileWriting {
-                // NIO closed the channel inside a flush above; its bytes are noted now.
-                inactiveWhileWriting = false
-                connectionClosed(context: context)
-            }
-        case .writeEnd(let close, let trailers):
-            headSlot.trailers = trailers
-            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if close {
-                closedByProxy = true
-                let channel = context.channel
-                written.whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-                written.whenSuccess { loopBound.value.checkSettling(restart: true) }
-            }
-        case .respondWithError(let status, let message):
-            let keepAlive = exchanges[exchange.id]?.machine.clientKeepAlive ?? false
-            // The transfer has stopped, or its response is unusable: either way it goes no further.
-            exchange.abort()
-            respond(status, message: message, keepAlive: keepAlive, context: context)
-        case .closeConnection:
-            closedByProxy = true
-            context.close(promise: nil)
-        case .cancelUpstream:
-            exchange.abort()
-        case .resumeUpstream:
-            exchange.resume()
+        }
+        if !flushEachSlice { context.flush() }
+        if session.tls && !flushEachSlice {
+            // TLS encrypts on flush: one flush for the round puts all its records on the wire
+            // in one write(2) (a flush per slice made one per 32 KiB: 33,741 writes per GiB),
+            // and the span of encrypted bytes that carries the round is known. Records are
+            // of one size, so a share of the span acknowledged is the same share of the round.
+            driver.wireMap.note(encryptedFrom: roundStart, to: wire.written, size: roundSize)
+        }
+        bodyWriteDepth -= 1
+        if bodyWriteDepth == 0 && inactiveWhileWriting {
+            // NIO closed the channel inside a flush above; its bytes are noted now.
+            inactiveWhileWriting = false
+            connectionClosed(context: context)
         }
     }
 
-    private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
-        let drained = exchange.flow.complete(n)
-        guard let context, var a = exchanges[exchange.id], a.exchange === exchange else {
-            if drained { exchange.resume() }
-            return
+    func writeEnd(close: Bool, trailers: [String], for driver: ExchangeDriver) {
+        guard let context else { return }
+        headSlot.trailers = trailers
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if close {
+            closedByProxy = true
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            written.whenSuccess { loopBound.value.checkSettling(restart: true) }
         }
-        let action = a.machine.writeCompleted(n, written: written, windowDrained: drained)
-        if written, shared.shape != nil, let event = a.progress.wrote(n, exchange: exchange.id, now: shared.clock.now()) {
-            shared.writer.record(.delivered(event))
-        }
-        exchanges[exchange.id] = a
-        perform(action, for: exchange, context: context)
+    }
+
+    func respond(_ status: HTTPResponseStatus, message: String, for driver: ExchangeDriver) {
+        guard let context else { return }
+        respond(status, message: message, keepAlive: driver.machine.clientKeepAlive, context: context)
+    }
+
+    func abandon(for driver: ExchangeDriver) {
+        guard let context else { return }
+        closedByProxy = true
+        context.close(promise: nil)
+    }
+
+    func describeCut(reset: Bool, forwarded: Int64, rule: String) -> String {
+        "\(reset ? "reset the connection" : "closed the connection") after \(forwarded) body bytes"
+    }
+
+    func headAsWritten(for driver: ExchangeDriver) -> [HeaderLine]? {
+        driver.writtenHead.map(FaultGate.lines(ofHead:))
+    }
+
+    func finished(_ driver: ExchangeDriver) {
+        if exchanges[driver.id] === driver { exchanges[driver.id] = nil }
     }
 
     // MARK: Delivery
@@ -561,15 +467,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let now = shared.clock.now()
         var waiting = false
         for id in exchanges.keys.sorted() {
-            guard var a = exchanges[id], a.machine.state == .finished, a.machine.client == nil else { continue }
-            let all = wire.unavailable || (wire.acked.map { a.map.delivered(acked: $0.bytes) >= a.map.total } ?? false)
+            guard let driver = exchanges[id], driver.machine.state == .finished, driver.machine.client == nil else { continue }
+            let map = driver.wireMap
+            let all = wire.unavailable || (wire.acked.map { map.delivered(acked: $0.bytes) >= map.total } ?? false)
             guard all else {
                 waiting = true
                 continue
             }
-            _ = a.machine.clientReceivedAll(ClientOutcome(t: now, delivered: a.map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
-            exchanges[id] = a
-            settle(id)
+            driver.clientReceivedAll(ClientOutcome(t: now, delivered: map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
         }
         guard waiting else {
             // Nothing left to wait for: a timed check would find nothing.

@@ -29,6 +29,8 @@ public struct InspectJSON: Encodable, Sendable {
         var contentRange: String?
         var bytesReceived: Int64
         var bytesDelivered: Int64
+        /// HTTP/2: what the client granted back with `WINDOW_UPDATE` (absent otherwise).
+        var bytesConsumed: Int64?
         var expectedBytes: Int64?
         var chunks: Int
         var cancelled: Bool
@@ -138,6 +140,7 @@ public struct InspectJSON: Encodable, Sendable {
                 id: r.id, connection: r.connection, stream: r.stream, clientHTTPVersion: r.clientHTTPVersion, upstreamHTTPVersion: r.upstreamHTTPVersion, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
                 status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
                 bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
+                bytesConsumed: r.bytesConsumed,
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
                 pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings,

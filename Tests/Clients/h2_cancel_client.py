@@ -18,9 +18,11 @@ the cancel (a seek) and reads it whole.
 acknowledges is at most what it read plus that buffer. Prints one JSON object:
 {"read": N, "cancelledAt": UNIX_TIME, "rcvbuf": BYTES, "status": S, "then": {"status", "bytes"}}.
 """
-import argparse, json, socket, ssl, sys, time
+import argparse, json, socket, sys, time
 
 import h2.config, h2.connection, h2.events, h2.errors, h2.settings
+
+from h2_tunnel import open_tunnel
 
 
 def main():
@@ -40,26 +42,7 @@ def main():
     a = p.parse_args()
 
     def open_connection(rcvbuf=0):
-        host, port = a.proxy.rsplit(":", 1)
-        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if rcvbuf:
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        raw.settimeout(a.timeout)
-        raw.connect((host, int(port)))
-        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        size = raw.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-        raw.sendall(f"CONNECT {a.connect} HTTP/1.1\r\nHost: {a.connect}\r\n\r\n".encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = raw.recv(1)
-            if not chunk:
-                sys.exit("proxy closed during CONNECT")
-            head += chunk
-        if not head.startswith(b"HTTP/1.1 200"):
-            sys.exit("CONNECT refused: " + head.decode("latin-1"))
-        ctx = ssl.create_default_context(cafile=a.cafile)
-        ctx.set_alpn_protocols(["h2"])
-        sock = ctx.wrap_socket(raw, server_hostname=a.connect.rsplit(":", 1)[0])
+        sock, size = open_tunnel(a.proxy, a.connect, a.cafile, alpn=("h2",), rcvbuf=rcvbuf, timeout=a.timeout)
         if sock.selected_alpn_protocol() != "h2":
             sys.exit("no h2 in the tunnel")
         conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))

@@ -88,6 +88,29 @@ struct HTTP2CancelTruthTests {
         try await cancelStopsTheOrigin(how: "close")
     }
 
+    /// `--shape` with an HTTP/2 client: the stream's `delivered` events follow the shaped link to
+    /// its last byte, as over HTTP/1.1 (none came before: the stream's last DATA frame closed its
+    /// channel long before the link carried it).
+    @Test func aShapedLinkGivesAnHTTP2StreamItsClientTimeline() async throws {
+        let spec = try ShapeSpec(parsing: "rate=2mbit")
+        let proxy = try await tls.interceptingProxy { $0.shape = spec }
+        let r = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url] + proxy.curlTrust + ["--http2", "-r", "0-599999",
+            "-o", "/dev/null", "-w", "%{http_version} %{size_download} %{time_pretransfer} %{time_total}", "https://127.0.0.1:\(nginx.port)/big.bin"])
+        let f = r.text.split(separator: " ")
+        try #require(f.count == 4 && f[0] == "2" && f[1] == "600000", "\(r.text) \(r.stderr)")
+        let clientSeconds = try #require(Double(f[3])) - (try #require(Double(f[2])))
+        #expect(clientSeconds > 2, "600 kB at 2 Mbit/s: \(clientSeconds) s")
+        let capture = try await proxy.stopAndRead()
+        let ex = try #require(capture.requests.first)
+        let deliveries = ex.deliveries
+        #expect(deliveries.count >= 10, "\(deliveries.count) delivered events")
+        #expect(zip(deliveries, deliveries.dropFirst()).allSatisfy { $0.bytes < $1.bytes && $0.t < $1.t })
+        #expect(deliveries.last?.bytes == 600_000)
+        // The last delivery is when the link carried the last byte: the client's own last byte.
+        let last = Double(try #require(deliveries.last?.t) - ex.start) / 1e9
+        #expect(abs(last - clientSeconds) < 0.1, "last delivered \(last) s after the request, the client's last byte \(clientSeconds) s")
+    }
+
     @Test func deliveredIsWhatTheClientsTCPAcknowledgedNotItsWindowUpdates() async throws {
         let proxy = try await tls.interceptingProxy()
         let out = try client(proxy, ["--read", "1400000", "--lazy-window", "--rcvbuf", "131072", "--then", "40000000-40099999"])

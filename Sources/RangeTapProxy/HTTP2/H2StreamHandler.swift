@@ -11,7 +11,7 @@ import RangeTapCurl
 /// is a cancel of this stream only; its `delivered` is, as over HTTP/1.1, the body bytes whose
 /// DATA frames the client's TCP acknowledged (`TCP_INFO`), and what it granted back with
 /// `WINDOW_UPDATE` is kept beside it as `consumed`.
-final class H2StreamHandler: ChannelInboundHandler {
+final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
@@ -33,8 +33,8 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var pending: Pending?
     /// Set once the request was answered by rangetap itself, or its body is being refused.
     private var answered = false
-    private var exchange: Exchange?
-    private var machine: ExchangeStateMachine?
+    /// The exchange this stream carries, until it settled.
+    private var driver: ExchangeDriver?
     /// Body bytes handed to the stream.
     private var sent: Int64 = 0
     /// The body length the response head declared (`content-length`), if it did.
@@ -54,10 +54,6 @@ final class H2StreamHandler: ChannelInboundHandler {
     private var lastDataWrite: EventLoopFuture<Void>?
     /// The client's `RST_STREAM` error code, when it reset the stream.
     private var reset: HTTP2ErrorCode?
-    /// The `--fault` rules acting on the exchange, if any fired.
-    private var gate: FaultGate?
-    /// Under `--shape`: body bytes written to the connection, for `delivered` events.
-    private var progress = DeliveryProgress()
 
     init(shared: RecordingContext, state: H2ConnectionState, session: ClientSession) {
         self.shared = shared
@@ -81,7 +77,7 @@ final class H2StreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .headers(let headers):
-            if pending == nil && exchange == nil && !answered {
+            if pending == nil && driver == nil && !answered {
                 received(H2Request(headers.headers), context: context)
             }
             if headers.endStream { requestEnded(context: context) }
@@ -150,20 +146,15 @@ final class H2StreamHandler: ChannelInboundHandler {
     // MARK: The exchange
 
     private func start(_ p: Pending, context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        let exchange = Exchange(id: p.exchange, connection: state.connection, context: shared, loop: loop) { exchange, message in
-            loop.execute { loopBound.value.handle(message, from: exchange) }
-        }
         let hasRange = p.request.http1Headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.request.method, hasRange: hasRange)
         if let plan, let status = plan.status {
             answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, context: context)
             return
         }
-        gate = plan.map(FaultGate.init)
-        self.exchange = exchange
-        machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
+        let machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
+        let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
+        self.driver = driver
         endsWithLastData = !p.request.acceptsTrailers
         let method = p.request.method
         var request = CurlRequest(
@@ -177,57 +168,7 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
-        if let rule = plan?.ignoreRange, hasRange {
-            request.headers = FaultGate.removingRange(request.headers)
-            shared.recordFault(exchange: p.exchange, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(p.request.http1Headers["range"].joined(separator: ", "))")
-        }
-        exchange.start(request)
-    }
-
-    private func handle(_ message: Exchange.Message, from exchange: Exchange) {
-        guard self.exchange === exchange, gate != nil else {
-            pass(message, from: exchange)
-            return
-        }
-        for step in gate!.admit(message) {
-            switch step {
-            case .forward(let m):
-                pass(m, from: exchange)
-            case .headRewritten(let rule, let action, let detail, let lines):
-                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail, lines: lines)
-            case .hold(let ns, let rule, let action, let detail):
-                shared.recordFault(exchange: exchange.id, rule: rule, action: action, detail: detail)
-                guard let loop else { break }
-                let me = NIOLoopBound(self, eventLoop: loop)
-                loop.scheduleTask(in: .nanoseconds(ns)) { me.value.releaseHeld(exchange) }
-            case .cut(let reset, let rule, let detail):
-                cutByFault(exchange, reset: reset, rule: rule, detail: detail)
-            }
-        }
-    }
-
-    private func releaseHeld(_ exchange: Exchange) {
-        guard self.exchange === exchange, gate != nil else { return }
-        for message in gate!.release() { handle(message, from: exchange) }
-    }
-
-    /// A `reset-after` or `truncate-after` rule ends this stream here: `RST_STREAM`, or an early
-    /// END_STREAM (the client sees fewer bytes than the head declared); the other streams go on.
-    private func cutByFault(_ exchange: Exchange, reset: Bool, rule: String, detail: String) {
-        let forwarded = gate?.forwarded ?? 0
-        let what = reset ? "reset the stream after \(forwarded) body bytes" : "ended the stream after \(forwarded) body bytes"
-        shared.recordFault(exchange: exchange.id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: what)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange.id, connection: state.connection, kind: .fault, message: "\(what), as --fault '\(rule)' asked", received: forwarded)))
-        machine = nil
-        self.exchange = nil
-        exchange.abort()
-        guard let context else { return }
-        if reset {
-            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
-            context.close(promise: nil)
-        } else {
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))), promise: nil)
-        }
+        driver.start(request, range: p.request.http1Headers["range"])
     }
 
     /// Answers a `status=` fault on this stream: rangetap's own response, the origin not asked.
@@ -242,28 +183,109 @@ final class H2StreamHandler: ChannelInboundHandler {
         shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
     }
 
-    private func pass(_ message: Exchange.Message, from exchange: Exchange) {
-        guard self.exchange === exchange, var machine else { return }
-        let action: ExchangeStateMachine.Action
-        switch message {
-        case .interim(let lines): action = machine.upstreamInterim(lines: lines)
-        case .head(let lines): action = machine.upstreamHead(lines: lines)
-        case .body(let buffer): action = machine.upstreamBody(buffer)
-        case .end(let trailers, let outcome): action = machine.upstreamEnd(trailers: trailers, outcome: outcome)
-        case .failed(let text, let timedOut, let outcome): action = machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
+    // MARK: ClientWriter
+
+    func writeInterim(_ head: ClientHead, for driver: ExchangeDriver) {
+        context?.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head.hpack))), promise: nil)
+    }
+
+    func writeHead(_ head: ClientHead, for driver: ExchangeDriver) {
+        guard let context else { return }
+        let headers = head.hpack
+        declaredLength = head.framing == .noBody ? nil : headers.first(name: "content-length").flatMap { Int64($0) }
+        context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+    }
+
+    func writeBody(_ buffer: ByteBuffer, for driver: ExchangeDriver) {
+        guard let context, let loop else {
+            driver.writeCompleted(buffer.readableBytes, written: false)
+            return
         }
-        self.machine = machine
-        if let context {
-            perform(action, context: context)
-        } else {
-            switch action {
-            case .cancelUpstream: exchange.abort()
-            // The stream closed as its last DATA frame carried END_STREAM: settle as if written now.
-            case .writeEnd: endWithLastData()
-            default: break
+        let loopBound = NIOLoopBound(driver, eventLoop: loop)
+        guard !endWritten else {
+            // More than the head declared, after the stream ended: the client has its body.
+            let n = buffer.readableBytes
+            loop.execute { loopBound.value.writeCompleted(n, written: false) }
+            return
+        }
+        // Under `--shape`, in slices of the same storage with a completion each, so the client's
+        // timeline (`delivered` events) has the grain it has over HTTP/1.1; else one write.
+        var buffer = buffer
+        let slice = shared.shape != nil ? ProxyHandler.deliverySlice : buffer.readableBytes
+        while buffer.readableBytes > 0 {
+            let piece = buffer.readSlice(length: min(buffer.readableBytes, slice))!
+            let n = piece.readableBytes
+            sent += Int64(n)
+            // The last byte the head declared ends the stream on the same frame, so a client
+            // that stops reading at Content-Length leaves no frame unread behind it (a close
+            // with unread bytes is a TCP reset, which loses the client's last acknowledgement).
+            let last = endsWithLastData && declaredLength == sent
+            let promise = loop.makePromise(of: Void.self)
+            if last {
+                endWritten = true
+                lastDataWrite = promise.futureResult
+            }
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(piece), endStream: last))), promise: promise)
+            // Under `--shape` these complete as the link carries the bytes, also after the stream
+            // channel closed (its last DATA frame, with END_STREAM, left it long before).
+            promise.futureResult.whenComplete { result in
+                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil)
             }
         }
-        settle()
+        context.flush()
+    }
+
+    func writeEnd(close: Bool, trailers: [String], for driver: ExchangeDriver) {
+        if lastDataWrite != nil {
+            // The stream closed as its last DATA frame carried END_STREAM: its end is that write.
+            endWithLastData()
+            return
+        }
+        guard let context, let loop else { return }
+        endWritten = true
+        let frame: HTTP2Frame.FramePayload = trailers.isEmpty
+            ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
+            : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
+        let loopBound = NIOLoopBound(self, eventLoop: loop)
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { result in
+            loopBound.value.streamEndWritten(written: (try? result.get()) != nil)
+        }
+    }
+
+    func respond(_ status: HTTPResponseStatus, message: String, for driver: ExchangeDriver) {
+        guard let context else { return }
+        respond(status, message: message, context: context)
+    }
+
+    func abandon(for driver: ExchangeDriver) {
+        // Only this stream can be ended early: reset it.
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
+        context.close(promise: nil)
+    }
+
+    /// A `reset-after` or `truncate-after` rule ended this stream here: `RST_STREAM`, or an early
+    /// END_STREAM (the client sees fewer bytes than the head declared); the other streams go on.
+    func cut(reset: Bool, for driver: ExchangeDriver) {
+        guard let context else { return }
+        if reset {
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
+            context.close(promise: nil)
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))), promise: nil)
+        }
+    }
+
+    func describeCut(reset: Bool, forwarded: Int64, rule: String) -> String {
+        "\(reset ? "reset the stream" : "ended the stream") after \(forwarded) body bytes"
+    }
+
+    func headAsWritten(for driver: ExchangeDriver) -> [HeaderLine]? { nil }
+
+    func finished(_ driver: ExchangeDriver) {
+        guard self.driver === driver else { return }
+        self.driver = nil
+        if context?.channel.isActive != true { state.closed(stream: stream) }
     }
 
     /// The upstream ended after the DATA frame that carried END_STREAM: the stream's end is
@@ -276,118 +298,41 @@ final class H2StreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
-        guard let exchange else { return }
-        switch action {
-        case .none:
-            break
-        case .writeInterim(let head):
-            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head.hpack))), promise: nil)
-        case .writeHead(let head):
-            let headers = head.hpack
-            declaredLength = head.framing == .noBody ? nil : headers.first(name: "content-length").flatMap { Int64($0) }
-            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
-        case .writeBody(let buffer):
-            let n = buffer.readableBytes
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            guard !endWritten else {
-                // More than the head declared, after the stream ended: the client has its body.
-                context.eventLoop.execute { loopBound.value.writeCompleted(n, written: false, exchange: exchange) }
-                return
-            }
-            sent += Int64(n)
-            // The last byte the head declared ends the stream on the same frame, so a client
-            // that stops reading at Content-Length leaves no frame unread behind it (a close
-            // with unread bytes is a TCP reset, which loses the client's last acknowledgement).
-            let last = endsWithLastData && declaredLength == sent
-            let promise = context.eventLoop.makePromise(of: Void.self)
-            if last {
-                endWritten = true
-                lastDataWrite = promise.futureResult
-            }
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: last))), promise: promise)
-            promise.futureResult.whenComplete { result in
-                loopBound.value.writeCompleted(n, written: (try? result.get()) != nil, exchange: exchange)
-            }
-        case .writeEnd(_, let trailers):
-            if lastDataWrite != nil {
-                endWithLastData()
-                return
-            }
-            endWritten = true
-            let frame: HTTP2Frame.FramePayload = trailers.isEmpty
-                ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
-                : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { result in
-                loopBound.value.streamEndWritten(written: (try? result.get()) != nil)
-            }
-        case .respondWithError(let status, let message):
-            exchange.abort()
-            respond(status, message: message, context: context)
-        case .closeConnection:
-            // Only this stream can be ended early: reset it.
-            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
-            context.close(promise: nil)
-        case .cancelUpstream:
-            exchange.abort()
-        case .resumeUpstream:
-            exchange.resume()
-        }
-    }
-
-    private func writeCompleted(_ n: Int, written: Bool, exchange: Exchange) {
-        let drained = exchange.flow.complete(n)
-        guard let context, self.exchange === exchange, var machine else {
-            if drained { exchange.resume() }
-            return
-        }
-        let action = machine.writeCompleted(n, written: written, windowDrained: drained)
-        self.machine = machine
-        if written, shared.shape != nil, let event = progress.wrote(n, exchange: exchange.id, now: shared.clock.now()) {
-            shared.writer.record(.delivered(event))
-        }
-        perform(action, context: context)
-    }
-
     /// The frame with END_STREAM reached the connection's socket (`written`); the stream is
     /// complete once the client's TCP acknowledged it (``awaitAcknowledgement()``). If it never
     /// got to the socket, the connection went first: judged on the next tick, when the reading
-    /// of the client's TCP at the close is in (``cut()``).
+    /// of the client's TCP at the close is in (``cutByConnection()``).
     private func streamEndWritten(written: Bool) {
-        guard let machine, machine.client == nil, let loop else { return }
+        guard let driver, driver.machine.client == nil, let loop else { return }
         let me = NIOLoopBound(self, eventLoop: loop)
         if written {
             endOffset = state.wire.written
             // If the connection closes first, settle then rather than at the next check.
-            state.whenConnectionCloses(stream: stream) { me.value.cut() }
+            state.whenConnectionCloses(stream: stream) { me.value.cutByConnection() }
             awaitAcknowledgement()
         } else {
-            loop.execute { me.value.cut() }
+            loop.execute { me.value.cutByConnection() }
         }
     }
 
     /// Settles the stream as ended once the client's TCP acknowledged every byte up to its
     /// END_STREAM frame (TCP_INFO read at 1 ms, doubling to 50 ms), or, if the connection closes
-    /// first, by what reached it then (``cut()``). The kernel taking the bytes is not the client
-    /// receiving them: a client that stops reading and leaves is a cancel, as over HTTP/1.1.
+    /// first, by what reached it then (``cutByConnection()``). The kernel taking the bytes is not
+    /// the client receiving them: a client that stops reading and leaves is a cancel, as over
+    /// HTTP/1.1.
     private func awaitAcknowledgement() {
-        guard var machine, machine.client == nil, let loop, let connection else { return }
+        guard let driver, driver.machine.client == nil, let loop, let connection else { return }
         if state.wire.unavailable {
-            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer))
-            self.machine = machine
-            settle()
+            driver.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer))
             return
         }
         guard connection.isActive, state.wire.acked?.atClose != true else {
-            cut()
+            cutByConnection()
             return
         }
         state.wire.refresh(connection)
         if let acked = state.wire.acked, acked.bytes >= endOffset {
-            _ = machine.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer, consumed: min(state.granted(stream: stream), sent)))
-            self.machine = machine
-            settle()
+            driver.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer, consumed: min(state.granted(stream: stream), sent)))
             return
         }
         let me = NIOLoopBound(self, eventLoop: loop)
@@ -398,15 +343,11 @@ final class H2StreamHandler: ChannelInboundHandler {
 
     /// The connection ended before this stream did (its END_STREAM, if queued, never reached the
     /// socket): what reached the client is the DATA its TCP acknowledged by the close. A client
-    /// that had every
-    /// body byte (it may stop at Content-Length and close before END_STREAM) thus ended, one
-    /// that had fewer cancelled.
-    private func cut() {
-        guard var machine, machine.client == nil else { return }
-        let action = machine.clientClosed(delivery(gone: true))
-        self.machine = machine
-        if case .cancelUpstream = action { exchange?.abort() }
-        settle()
+    /// that had every body byte (it may stop at Content-Length and close before END_STREAM) thus
+    /// ended, one that had fewer cancelled.
+    private func cutByConnection() {
+        guard let driver, driver.machine.client == nil else { return }
+        driver.clientClosed(delivery(gone: true))
     }
 
     /// How much of the body reached the client of a stream it reset, or that the connection's
@@ -429,22 +370,6 @@ final class H2StreamHandler: ChannelInboundHandler {
         return outcome
     }
 
-    private func settle() {
-        guard var machine else { return }
-        if let event = machine.takeRecord() {
-            shared.writer.record(event.stamped(shared.clock.now()))
-        }
-        self.machine = machine
-        if machine.isSettled {
-            if shared.shape != nil, let id = exchange?.id, let event = progress.last(exchange: id, now: shared.clock.now()) {
-                shared.writer.record(.delivered(event))
-            }
-            self.machine = nil
-            exchange = nil
-            if context?.channel.isActive != true { state.closed(stream: stream) }
-        }
-    }
-
     // MARK: The stream's end
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -465,18 +390,15 @@ final class H2StreamHandler: ChannelInboundHandler {
             let how = reset != nil ? "reset the stream" : "closed the connection"
             shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); nothing was forwarded", status: nil)))
         }
-        guard var machine, exchange != nil, machine.client == nil else {
-            if self.machine == nil { state.closed(stream: stream) }
+        guard let driver, driver.machine.client == nil else {
+            if self.driver == nil { state.closed(stream: stream) }
             return
         }
         // A stream whose END_STREAM frame was queued closes as that frame leaves for the
         // connection; whether it reached the socket is the write's to tell (streamEndWritten).
         if endWritten && reset == nil { return }
         // Reset by the client, or cut by the connection's end: what its TCP acknowledged.
-        let action = machine.clientClosed(delivery(gone: true))
-        self.machine = machine
-        if case .cancelUpstream = action { exchange?.abort() }
-        settle()
+        driver.clientClosed(delivery(gone: true))
     }
 
     // MARK: Helpers
