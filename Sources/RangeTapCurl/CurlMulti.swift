@@ -105,7 +105,7 @@ public final class CurlMulti: Sendable {
             guard !t.finished, let easy = t.easy else { return }
             endRound(t)
             t.finished = true
-            if result != .ok {
+            if result != .ok, t.request.closeConnectionWhenEndedEarly {
                 // A transfer ended early (the client left, or the origin went silent) must end at
                 // the origin too. libcurl 7.88 queues an HTTP/2 stream's RST_STREAM in its send
                 // buffer and sends it only with the connection's next frame (curl issue #17611,

@@ -36,6 +36,12 @@ public struct CurlRequest: Sendable {
     /// and `CURLOPT_FORBID_REUSE`), as for a libcurl that cannot reuse an h2c connection
     /// (``CurlVersion/failsToReuseH2C``).
     public var freshConnection = false
+    /// When the transfer ends early (aborted, cancelled, or timed out by rangetap), forbid its
+    /// connection's reuse, so libcurl closes it unless another transfer uses it: an HTTP/2
+    /// origin then learns of the end at once (libcurl 7.88 sends the stream's RST_STREAM only
+    /// with the connection's next frame, curl issue #17611). Off for a client that wants the
+    /// connection kept, such as the probe that checks reuse after a reset.
+    public var closeConnectionWhenEndedEarly = true
 
     /// Creates a request.
     public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {

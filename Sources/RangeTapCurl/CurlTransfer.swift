@@ -214,7 +214,9 @@ private let curlWriteCallback: ccurl_data_callback = { ptr, size, count, userdat
         // The transfer fails here, inside `curl_multi_perform`, and libcurl would keep an HTTP/2
         // connection for reuse with the stream's RST_STREAM still in its send buffer (see
         // CurlMulti's `finish`): its reuse is forbidden first, so the origin sees the close.
-        if let easy = transfer.easy { _ = ccurl_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1) }
+        if transfer.request.closeConnectionWhenEndedEarly, let easy = transfer.easy {
+            _ = ccurl_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
+        }
         return 0
     }
 }

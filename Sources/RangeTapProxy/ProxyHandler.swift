@@ -435,6 +435,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     func abandon(for driver: ExchangeDriver) {
         guard let context else { return }
         closedByProxy = true
+        // What was written goes first (a head whose flush waits for the queued tasks, the body
+        // bytes before the failure): a close fails writes that were never flushed.
+        context.flush()
         context.close(promise: nil)
     }
 

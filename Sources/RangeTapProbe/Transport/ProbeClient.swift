@@ -72,6 +72,10 @@ final class ProbeClient: Sendable {
             connectTimeoutMs: options.timeoutMs, http10: request.http10, timeoutMs: options.timeoutMs)
         curlRequest.caFile = options.caFile
         curlRequest.proxy = options.proxy
+        // The probe's reset check asks whether the origin keeps serving a connection on which a
+        // stream was reset: the connection stays for the next request, whose frames carry the
+        // RST_STREAM out.
+        curlRequest.closeConnectionWhenEndedEarly = false
         if options.http2, !request.http10 {
             curlRequest.http2 = options.isHTTPS ? .overTLS : .priorKnowledge
             // Each h2c request on a connection of its own where libcurl cannot reuse one.
