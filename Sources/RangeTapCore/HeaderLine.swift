@@ -132,8 +132,17 @@ extension Array where Element == HeaderLine {
         return nil
     }
 
-    /// The lines with secret values redacted (see ``HeaderLine/isSecret``).
+    /// The lines with secret values redacted (see ``HeaderLine/isSecret``), and the password of
+    /// an HTTP/2 `:authority` that carries userinfo (`user:pw@host`), as URLs have theirs.
     public func redactingSecrets() -> [HeaderLine] {
-        map { $0.isSecret ? $0.redacted() : $0 }
+        map { line in
+            if line.isSecret { return line.redacted() }
+            if let pseudo = line.pseudoHeader, pseudo.name == ":authority", pseudo.value.contains("@") {
+                let authority = pseudo.value
+                let redacted = URLRedaction.redactingUserinfo("http://" + authority).dropFirst("http://".count)
+                if redacted != authority { return HeaderLine(raw: ":authority: \(redacted)\(line.terminator)") }
+            }
+            return line
+        }
     }
 }

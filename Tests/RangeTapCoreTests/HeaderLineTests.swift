@@ -98,6 +98,19 @@ struct HeaderLineTests {
         ])
     }
 
+    @Test func anHTTP2AuthorityLosesItsPasswordAsURLsDo() {
+        let lines = [
+            HeaderLine(raw: ":method: GET\r\n"),
+            HeaderLine(raw: ":authority: user:s3cret@cdn.example:8443\r\n"),
+            HeaderLine(raw: ":path: /a.mp4\r\n"),
+        ]
+        #expect(lines.redactingSecrets().map(\.raw) == [":method: GET\r\n", ":authority: user:<redacted>@cdn.example:8443\r\n", ":path: /a.mp4\r\n"])
+        // No password, nothing to redact: a user name alone, or no userinfo.
+        for kept in [":authority: user@cdn.example\r\n", ":authority: cdn.example:443\r\n"] {
+            #expect([HeaderLine(raw: kept)].redactingSecrets().map(\.raw) == [kept])
+        }
+    }
+
     @Test func valuesNamedIsCaseInsensitiveOverDuplicates() {
         let lines = [
             HeaderLine(raw: "HTTP/1.1 200 OK\r\n"),
