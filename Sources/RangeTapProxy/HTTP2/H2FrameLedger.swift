@@ -94,9 +94,6 @@ final class H2FrameLedger: NIOHTTP2FrameDelegate {
         return low == 0 ? 0 : frames.totals[low - 1]
     }
 
-    /// Body bytes of `stream` written to the socket.
-    func written(stream: Int) -> Int64 { streams[stream]?.totals.last ?? 0 }
-
     /// Forgets a closed stream.
     func closed(stream: Int) {
         streams[stream] = nil
