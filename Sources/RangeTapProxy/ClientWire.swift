@@ -15,7 +15,8 @@ final class ClientWire {
     private(set) var written: Int64 = 0
     /// The last reading of acknowledged bytes, and whether it was taken at the close.
     private(set) var acked: (bytes: Int64, atClose: Bool)?
-    /// Whether this platform gives TCP_INFO.
+    /// Whether there is no TCP_INFO to read: the platform gives none, or the channel is no
+    /// socket (an `EmbeddedChannel` in the handler tests). Delivery is then what the writes say.
     private(set) var unavailable = false
 
     /// A duplicate of the socket's descriptor, held so TCP_INFO can still be read after NIO
@@ -34,6 +35,7 @@ final class ClientWire {
     func hold(_ channel: any Channel) {
         guard socket == nil else { return }
         socket = ClientSocket.duplicating(channel)
+        if socket == nil && !(channel is any SocketOptionProvider) { unavailable = true }
     }
 
     /// Channel inactive: the final reading from the held descriptor (unless one was already

@@ -93,7 +93,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     func channelActive(context: ChannelHandlerContext) {
         connectionID = shared.nextConnectionID()
-        sendBuffer = (try? context.channel.syncOptions?.getOption(ChannelOptions.socketOption(.so_sndbuf))).flatMap { $0 }
+        // A channel that is no socket (an `EmbeddedChannel` in the handler tests) has no send buffer.
+        sendBuffer = wire.unavailable ? nil : (try? context.channel.syncOptions?.getOption(ChannelOptions.socketOption(.so_sndbuf))).flatMap { $0 }
         let peer = context.channel.remoteAddress.map(Self.describe) ?? "?"
         shared.writer.record(.connectionOpen(ConnectionOpenEvent(t: shared.clock.now(), connection: connectionID, peer: peer, sendBuffer: sendBuffer)))
         context.fireChannelActive()
@@ -113,7 +114,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         let now = shared.clock.now()
         for id in exchanges.keys.sorted() {
             guard let driver = exchanges[id] else { continue }
-            if driver.machine.state == .finished && closedByProxy {
+            if driver.machine.isResponseEnded && closedByProxy {
                 // rangetap closed after the last byte (HTTP/1.0, Connection: close): the kernel delivers the rest.
                 driver.clientReceivedAll(ClientOutcome(t: now, delivered: driver.wireMap.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
             } else {
@@ -361,7 +362,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         flushAfterQueuedTasks(context)
     }
 
-    func writeBody(_ buffer: ByteBuffer, for driver: ExchangeDriver) {
+    func writeBody(_ buffer: ByteBuffer, last: Bool, for driver: ExchangeDriver) {
+        // `last` is HTTP/2's: an HTTP/1.1 body ends by its framing.
         guard let context else {
             driver.writeCompleted(buffer.readableBytes, written: false)
             return
@@ -413,7 +415,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         }
     }
 
-    func writeEnd(close: Bool, trailers: [String], for driver: ExchangeDriver) {
+    func writeEnd(close: Bool, trailers: [String], bodyEnded: Bool, for driver: ExchangeDriver) {
         guard let context else { return }
         headSlot.trailers = trailers
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
@@ -470,7 +472,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         let now = shared.clock.now()
         var waiting = false
         for id in exchanges.keys.sorted() {
-            guard let driver = exchanges[id], driver.machine.state == .finished, driver.machine.client == nil else { continue }
+            guard let driver = exchanges[id], driver.machine.isResponseEnded else { continue }
             let map = driver.wireMap
             let all = wire.unavailable || (wire.acked.map { map.delivered(acked: $0.bytes) >= map.total } ?? false)
             guard all else {

@@ -17,6 +17,8 @@ public final class ProxyServer: Sendable {
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let context: RecordingContext
+    /// The capture file's writer (the context records through it as its ``CaptureSink``).
+    private let captureWriter: CaptureWriter
     private let live: LiveLog
     private let serverChannel = Mutex<(any Channel)?>(nil)
     private let clients = ClientRegistry()
@@ -71,7 +73,8 @@ public final class ProxyServer: Sendable {
             writer.close()
             throw .setup(error.description)
         }
-        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, multi: multi, intercept: intercept)
+        captureWriter = writer
+        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, upstream: CurlUpstream(multi: multi), intercept: intercept)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
     }
 
@@ -170,7 +173,7 @@ public final class ProxyServer: Sendable {
     public var summary: RecordingSummary { live.summary }
 
     /// Upstream transfers in progress (for leak checks).
-    public var activeUpstreamTransfers: Int { context.multi.activeTransfers }
+    public var activeUpstreamTransfers: Int { context.upstream.activeTransfers }
 
     /// Exchanges still held in memory (for leak checks): 0 once every exchange has ended and its
     /// connection is idle or closed.
@@ -196,22 +199,22 @@ public final class ProxyServer: Sendable {
             try? await channel.closeFuture.get()
             try? await channel.eventLoop.submit {}.get()
         }
-        context.multi.shutdown()
+        context.upstream.shutdown()
         // Transfers aborted above report back to their connections' event loops, where the
         // exchanges settle: let those tasks run before the capture closes.
         for loop in group.makeIterator() {
             try? await loop.submit {}.get()
         }
-        context.writer.close()
+        captureWriter.close()
         try? await group.shutdownGracefully()
     }
 
     /// The capture writer's first write error, if any.
-    public var captureWriteError: CaptureError? { context.writer.writeError }
+    public var captureWriteError: CaptureError? { captureWriter.writeError }
 
     /// Body bytes the capture writer may hold before the upstream is held back
     /// (``ProxyConfiguration/effectiveCaptureBacklog``).
-    public var captureBacklog: Int { context.writer.backlogLimit }
+    public var captureBacklog: Int { captureWriter.backlogLimit }
 
     /// Waits until the capture on disk holds what has happened so far: the tasks already queued
     /// on the event loops run, then the writer writes everything queued. Exchanges still in
@@ -220,6 +223,6 @@ public final class ProxyServer: Sendable {
         for loop in group.makeIterator() {
             try? await loop.submit {}.get()
         }
-        context.writer.flush()
+        captureWriter.flush()
     }
 }

@@ -7,9 +7,12 @@ import Synchronization
 /// What every connection and exchange of one recording shares.
 final class RecordingContext: Sendable {
     let configuration: ProxyConfiguration
-    let writer: CaptureWriter
-    let clock: MonotonicClock
-    let multi: CurlMulti
+    /// Where events are recorded: the capture's writer.
+    let writer: any CaptureSink
+    /// The recording's clock.
+    let clock: any CaptureClock
+    /// Where exchanges' upstream halves come from: libcurl.
+    let upstream: any UpstreamConnector
     /// TLS contexts for intercepted tunnels; nil when tunnels stay opaque.
     let intercept: InterceptContexts?
     /// Where the rounds of upstream transfers come from.
@@ -27,12 +30,12 @@ final class RecordingContext: Sendable {
     /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.
     let shape: ShapeControl?
 
-    init(configuration: ProxyConfiguration, writer: CaptureWriter, clock: MonotonicClock, multi: CurlMulti, intercept: InterceptContexts?) {
+    init(configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock, upstream: any UpstreamConnector, intercept: InterceptContexts?) {
         self.intercept = intercept
         self.configuration = configuration
         self.writer = writer
         self.clock = clock
-        self.multi = multi
+        self.upstream = upstream
         faults = configuration.faultRules.isEmpty ? nil : FaultRuleSet(configuration.faultRules)
         shape = configuration.shape.map { ShapeControl(spec: $0, clock: clock) }
         if let spec = configuration.shape {

@@ -28,7 +28,7 @@ final class ClientPipelineServer {
         configure(&config)
         writer = try CaptureWriter(path: path, header: CaptureHeader(tool: "t", startedAt: "2026-11-23T00:00:00Z", bodies: true, redacted: true, listen: "127.0.0.1:0", upstream: nil), clock: clock)
         multi = try CurlMulti()
-        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: multi, intercept: nil)
+        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, upstream: CurlUpstream(multi: multi), intercept: nil)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         server = try await ServerBootstrap(group: group)
             .childChannelOption(.allowRemoteHalfClosure, value: true)

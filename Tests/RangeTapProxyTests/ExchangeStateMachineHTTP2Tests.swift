@@ -30,9 +30,44 @@ struct ExchangeStateMachineHTTP2Tests {
         #expect(http2.original.first == "HTTP/1.1 206 Partial Content\r\n")
         #expect(http2.original.contains("Content-Range: bytes 0-99/1000\r\n"), "renamed fields are listed")
         #expect(h.hpack == [":status": "206", "content-range": "bytes 0-99/1000", "content-length": "100", "accept-ranges": "bytes"])
-        // The body's end is END_STREAM: never a close of the connection.
-        _ = m.upstreamBody(ByteBuffer(repeating: 1, count: 100))
-        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: []))
+        // The body's end is END_STREAM, on the frame of its last declared byte: never a close
+        // of the connection.
+        let body = ByteBuffer(repeating: 1, count: 100)
+        #expect(m.upstreamBody(body) == .writeBody(body, last: true))
+        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: [], bodyEnded: true))
+    }
+
+    /// The stream's end is the machine's: the write that carries the last byte the head declared
+    /// ends the stream (a client that stops at content-length has no frame left unread, so its
+    /// close is no TCP reset); what an origin sends past it is not written; a client that asked
+    /// for trailers gets the end after them instead.
+    @Test func theLastDeclaredByteEndsTheStreamAndNothingFollowsIt() throws {
+        var m = ExchangeStateMachine(clientVersion: h2, clientKeepAlive: true)
+        _ = m.upstreamHead(lines: lines("HTTP/1.1 200 OK", ["Content-Length: 10"]))
+        let first = ByteBuffer(repeating: 1, count: 6)
+        #expect(m.upstreamBody(first) == .writeBody(first, last: false))
+        #expect(!m.isEndWritten)
+        // Six declared bytes, then eight from the origin: four are the body's last, four its excess.
+        var crossing = ByteBuffer(repeating: 2, count: 4)
+        crossing.writeRepeatingByte(3, count: 4)
+        #expect(m.upstreamBody(crossing) == .writeBody(ByteBuffer(repeating: 2, count: 4), last: true))
+        #expect(m.isEndWritten && !m.isResponseEnded)
+        #expect(m.upstreamBody(ByteBuffer(repeating: 4, count: 5)) == .discardBody(5))
+        // Window drained while the upstream is still to end: it may go on, to end.
+        #expect(m.writeCompleted(10, written: true, windowDrained: true) == .resumeUpstream)
+        #expect(m.upstreamEnd(outcome: UpstreamOutcome(t: 5, received: 19)) == .writeEnd(close: false, trailers: [], bodyEnded: true))
+        #expect(m.isResponseEnded)
+
+        var te = ExchangeStateMachine(clientVersion: h2, clientKeepAlive: true, clientAcceptsTrailers: true)
+        _ = te.upstreamHead(lines: lines("HTTP/1.1 200 OK", ["Content-Length: 4"]))
+        let all = ByteBuffer(repeating: 1, count: 4)
+        #expect(te.upstreamBody(all) == .writeBody(all, last: false), "trailers may follow: the end waits for upstream's")
+        #expect(te.upstreamEnd(trailers: [HeaderLine(raw: "X-Sum: abc\r\n")]) == .writeEnd(close: false, trailers: ["X-Sum: abc\r\n"], bodyEnded: false))
+
+        // An HTTP/1.1 client's body ends by its framing: `last` is never said.
+        var h1 = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+        _ = h1.upstreamHead(lines: lines("HTTP/1.1 200 OK", ["Content-Length: 4"]))
+        #expect(h1.upstreamBody(all) == .writeBody(all, last: false))
     }
 
     @Test func chunkedFromTheOriginIsJustDataFramesAndTrailersGoToClientsThatAskForThem() throws {
@@ -41,11 +76,11 @@ struct ExchangeStateMachineHTTP2Tests {
         let h = try #require(head(m.upstreamHead(lines: chunked)))
         #expect(h.text == "HTTP/2 200\r\nx-a: 1\r\n\r\n", "no Transfer-Encoding, and the conflicting Content-Length out")
         #expect(h.changes.contains { $0.reason == .contentLengthWithTransferEncoding })
-        #expect(m.upstreamEnd(trailers: [HeaderLine(raw: "X-Sum: abc\r\n")]) == .writeEnd(close: false, trailers: ["X-Sum: abc\r\n"]))
+        #expect(m.upstreamEnd(trailers: [HeaderLine(raw: "X-Sum: abc\r\n")]) == .writeEnd(close: false, trailers: ["X-Sum: abc\r\n"], bodyEnded: false))
         #expect(ClientHead.hpack(trailers: ["X-Sum: abc\r\n"]) == ["x-sum": "abc"])
         var noTE = ExchangeStateMachine(clientVersion: h2, clientKeepAlive: true)
         _ = noTE.upstreamHead(lines: chunked)
-        #expect(noTE.upstreamEnd(trailers: [HeaderLine(raw: "X-Sum: abc\r\n")]) == .writeEnd(close: false, trailers: []))
+        #expect(noTE.upstreamEnd(trailers: [HeaderLine(raw: "X-Sum: abc\r\n")]) == .writeEnd(close: false, trailers: [], bodyEnded: false))
     }
 
     @Test func interimHeadsAreRelayedButNever101() throws {

@@ -38,15 +38,13 @@ struct ExchangeStateMachineTests {
 
     @Test func upstreamEndThenEveryByteAcknowledgedIsAnEnd() {
         var m = streaming()
-        #expect(m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100)) == .writeEnd(close: false, trailers: []))
+        #expect(m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100)) == .writeEnd(close: false, trailers: [], bodyEnded: false))
         #expect(m.takeRecord() == nil, "not before the client has the bytes")
         #expect(!m.isSettled)
         #expect(m.clientReceivedAll(ClientOutcome(t: 60, delivered: 100, measure: .complete, gone: false)) == .none)
         #expect(m.takeRecord() == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .complete)))
         #expect(m.isSettled)
-        // Nothing settles twice.
-        #expect(m.clientClosed(ClientOutcome(t: 70, delivered: 0, measure: .tcpAcked, gone: true)) == .none)
-        #expect(m.takeRecord() == nil)
+        #expect(m.takeRecord() == nil, "an event is handed out once")
     }
 
     @Test func clientClosingAfterTheEndButBeforeTheLastAckIsACancel() {
@@ -89,9 +87,7 @@ struct ExchangeStateMachineTests {
         var m = streaming()
         #expect(m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 100, failure: failure)) == .closeConnection)
         #expect(m.takeRecord() == .error(failure))
-        // The close that follows changes nothing.
-        #expect(m.clientClosed() == .none)
-        #expect(m.takeRecord() == nil)
+        #expect(m.isSettled && !m.awaitsClient, "the close that follows is not the machine's to hear")
     }
 
     @Test func anUpstreamFailureAfterTheClientLeftIsACancel() {
@@ -118,15 +114,17 @@ struct ExchangeStateMachineTests {
 
     @Test func headIsWrittenByteForByte() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        #expect(m.state == .awaitingHead)
+        #expect(m.state == .awaitingHead(interimRelayed: 0))
         let odd = upstream("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"])
         let h = try #require(head(of: m.upstreamHead(lines: odd)))
         #expect(h.text == text("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"]))
         #expect(h.framing == .contentLength)
         #expect(h.changes.isEmpty)
-        #expect(m.state == .streaming)
-        // A second head is ignored.
-        #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
+        guard case .streaming(let body) = m.state else {
+            Issue.record("expected the body to stream, in \(m.state)")
+            return
+        }
+        #expect(body == ExchangeStateMachine.Body(framing: .contentLength, closeAfterEnd: false))
     }
 
     @Test func nonStandardStatusIsKept() throws {
@@ -140,14 +138,9 @@ struct ExchangeStateMachineTests {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
         _ = m.upstreamHead(lines: upstreamHeaders)
         let buffer = ByteBuffer(bytes: [1, 2, 3, 4])
-        #expect(m.upstreamBody(buffer) == .writeBody(buffer))
-        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: []))
-        #expect(m.state == .finished)
-        // Nothing after the end.
-        #expect(m.upstreamBody(buffer) == .none)
-        #expect(m.upstreamEnd() == .none)
-        #expect(m.upstreamFailed(message: "late") == .none)
-        #expect(m.clientClosed() == .none)
+        #expect(m.upstreamBody(buffer) == .writeBody(buffer, last: false))
+        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: [], bodyEnded: false))
+        #expect(m.isResponseEnded && m.isEndWritten && m.awaitsClient)
     }
 
     @Test func http11ClientThatAsksForCloseGetsConnectionCloseAndAClose() throws {
@@ -155,14 +148,14 @@ struct ExchangeStateMachineTests {
         let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
         #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields + ["Connection: close"]))
         #expect(h.changes.map(\.reason) == [.connectionAdded])
-        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: [], bodyEnded: false))
     }
 
     @Test func http10KeepAliveClientWithContentLengthStaysOpen() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: true)
         let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
         #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields + ["Connection: keep-alive"]))
-        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: []))
+        #expect(m.upstreamEnd() == .writeEnd(close: false, trailers: [], bodyEnded: false))
     }
 
     @Test func http10ClientWithoutContentLengthIsClosedToEndTheBody() throws {
@@ -170,15 +163,15 @@ struct ExchangeStateMachineTests {
         let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Content-Type: video/mp4", "Transfer-Encoding: chunked"]))))
         #expect(h.text == text("HTTP/1.1 200 OK", ["Content-Type: video/mp4"]))
         #expect(h.framing == .closeDelimited)
-        #expect(m.upstreamBody(ByteBuffer(bytes: [9])) == .writeBody(ByteBuffer(bytes: [9])))
-        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
+        #expect(m.upstreamBody(ByteBuffer(bytes: [9])) == .writeBody(ByteBuffer(bytes: [9]), last: false))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: [], bodyEnded: false))
     }
 
     @Test func http10ClientWithoutKeepAliveIsClosed() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: false)
         let h = try #require(head(of: m.upstreamHead(lines: upstreamHeaders)))
         #expect(h.text == text("HTTP/1.1 206 Partial Content", upstreamFields))
-        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: [], bodyEnded: false))
     }
 
     /// The forwarded head refuses a field holding a bare CR; the origin's `Transfer-Encoding`
@@ -221,10 +214,10 @@ struct ExchangeStateMachineTests {
         #expect(h.framing == .chunked)
         #expect(h.changes.isEmpty)
         let trailer = [HeaderLine(raw: "X-Sum:  abc\r\n")]
-        #expect(plain.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: []))
+        #expect(plain.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: [], bodyEnded: false))
         var te = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, clientAcceptsTrailers: true)
         _ = te.upstreamHead(lines: lines)
-        #expect(te.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: ["X-Sum:  abc\r\n"]))
+        #expect(te.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: ["X-Sum:  abc\r\n"], bodyEnded: false))
     }
 
     @Test func interimHeadsAreRelayedToHTTP11ClientsUpToTheBound() throws {
@@ -248,13 +241,42 @@ struct ExchangeStateMachineTests {
         let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.0 200 OK", ["Server: SimpleHTTP/0.6"]))))
         #expect(h.text == text("HTTP/1.1 200 OK", ["Server: SimpleHTTP/0.6", "Connection: close"]))
         #expect(h.changes.map(\.reason) == [.version, .connectionAdded])
-        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: []))
+        #expect(m.upstreamEnd() == .writeEnd(close: true, trailers: [], bodyEnded: false))
     }
 
-    @Test func bodyBeforeHeadIsIgnored() {
-        var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        #expect(m.upstreamBody(ByteBuffer(bytes: [1])) == .none)
-        #expect(m.state == .awaitingHead)
+    /// What the upstream half and the writers promise (one head, body after it, one end, one
+    /// client report) is checked, not assumed: breaking it stops the process, as a programming
+    /// error, rather than passing as a silent `.none` that leaves a client hanging.
+    @Test func inputsTheContractRulesOutAreProgrammingErrors() async {
+        await #expect(processExitsWith: .failure, "body bytes before the head") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.upstreamBody(ByteBuffer(bytes: [1]))
+        }
+        await #expect(processExitsWith: .failure, "a second final head") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
+            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
+        }
+        await #expect(processExitsWith: .failure, "an interim head after the final head") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
+            _ = m.upstreamInterim(lines: [HeaderLine(raw: "HTTP/1.1 103 Early Hints\r\n")])
+        }
+        await #expect(processExitsWith: .failure, "a second upstream end") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 0\r\n")])
+            _ = m.upstreamEnd()
+            _ = m.upstreamEnd()
+        }
+        await #expect(processExitsWith: .failure, "a second client close") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.clientClosed()
+            _ = m.clientClosed()
+        }
+        await #expect(processExitsWith: .failure, "the whole response received before it ended") {
+            var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
+            _ = m.clientReceivedAll(ClientOutcome(t: 0, delivered: 0, measure: .complete, gone: false))
+        }
     }
 
     @Test func endBeforeHeadAnswersBadGateway() {
@@ -265,7 +287,7 @@ struct ExchangeStateMachineTests {
         }
         #expect(status == .badGateway)
         #expect(message.contains("before its head"))
-        #expect(m.state == .finished)
+        #expect(m.isSettled)
     }
 
     @Test func clientCloseMidBodyCancelsWithTheBytesTheSocketAccepted() {
@@ -273,18 +295,19 @@ struct ExchangeStateMachineTests {
         _ = m.upstreamHead(lines: upstreamHeaders)
         let first = ByteBuffer(repeating: 1, count: 1000)
         let second = ByteBuffer(repeating: 2, count: 700)
-        #expect(m.upstreamBody(first) == .writeBody(first))
-        #expect(m.upstreamBody(second) == .writeBody(second))
+        #expect(m.upstreamBody(first) == .writeBody(first, last: false))
+        #expect(m.upstreamBody(second) == .writeBody(second, last: false))
         #expect(m.writeCompleted(1000, written: true, windowDrained: false) == .none)
         #expect(m.bytesDelivered == 1000)
         #expect(m.clientClosed() == .cancelUpstream(delivered: 1000))
-        #expect(m.state == .clientGone)
-        // Everything after the cancel is ignored.
+        #expect(m.state == .clientGone(client: ClientOutcome(t: 0, delivered: 1000, measure: .writes, gone: true)))
+        // What the upstream thread passed on before it saw the abort is not written.
         #expect(m.writeCompleted(700, written: false, windowDrained: true) == .none)
         #expect(m.upstreamBody(ByteBuffer(bytes: [3])) == .none)
-        #expect(m.upstreamEnd() == .none)
+        #expect(!m.isSettled)
+        // The aborted transfer's end settles it; a late message after that changes nothing.
         #expect(m.upstreamFailed(message: "aborted") == .none)
-        #expect(m.clientClosed() == .none)
+        #expect(m.isSettled)
         #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
@@ -309,16 +332,19 @@ struct ExchangeStateMachineTests {
         _ = m.upstreamHead(lines: upstreamHeaders)
         _ = m.upstreamBody(ByteBuffer(repeating: 0, count: 50))
         #expect(m.upstreamFailed(message: "upstream failed: reset (curl error 56)") == .closeConnection)
-        #expect(m.state == .finished)
-        #expect(m.upstreamEnd() == .none)
-        #expect(m.clientClosed() == .none)
+        #expect(m.isSettled)
+        guard case .error(let e)? = m.takeRecord() else {
+            Issue.record("the failure is recorded as an error")
+            return
+        }
+        #expect(e.message.contains("curl error 56"))
     }
 
     @Test func upstreamFailureBeforeHeadAnswersBadGatewayWithTheMessage() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
         let message = "upstream failed: Connection refused (curl error 7)"
         #expect(m.upstreamFailed(message: message) == .respondWithError(.badGateway, message: message))
-        #expect(m.state == .finished)
+        #expect(m.isSettled)
         #expect(m.upstreamHead(lines: upstreamHeaders) == .none)
     }
 
@@ -331,7 +357,7 @@ struct ExchangeStateMachineTests {
         var admitted: [Int] = []
         while flow.admit(30) {
             admitted.append(30)
-            #expect(m.upstreamBody(ByteBuffer(repeating: 0, count: 30)) == .writeBody(ByteBuffer(repeating: 0, count: 30)))
+            #expect(m.upstreamBody(ByteBuffer(repeating: 0, count: 30)) == .writeBody(ByteBuffer(repeating: 0, count: 30), last: false))
             if admitted.count > 10 { break }
         }
         // 0, 30, 60 and 90 are below the high mark; at 120 the next chunk is refused.

@@ -47,7 +47,7 @@ import Testing
         var config = ProxyConfiguration(listenPort: 0, capturePath: path)
         config.caDirectory = ca.directory
         let contexts = InterceptContexts(leaves: try LeafCertificates(authority: ca))
-        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, multi: try CurlMulti(), intercept: contexts)
+        let shared = RecordingContext(configuration: config, writer: writer, clock: clock, upstream: CurlUpstream(multi: try CurlMulti()), intercept: contexts)
         let r = Rig(writer: writer, path: path, ca: ca)
         let hello = TLSHelloTap()
         try r.server.pipeline.syncOperations.addHandler(hello)

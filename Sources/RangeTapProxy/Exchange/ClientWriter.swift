@@ -13,11 +13,13 @@ protocol ClientWriter: AnyObject {
     /// Writes the final response head.
     func writeHead(_ head: ClientHead, for driver: ExchangeDriver)
     /// Writes body bytes, reporting each piece's completion to
-    /// ``ExchangeDriver/writeCompleted(_:written:)``.
-    func writeBody(_ buffer: ByteBuffer, for driver: ExchangeDriver)
+    /// ``ExchangeDriver/writeCompleted(_:written:)``. `last` (HTTP/2 only): they end the body
+    /// the head declared, and their frame ends the stream.
+    func writeBody(_ buffer: ByteBuffer, last: Bool, for driver: ExchangeDriver)
     /// Ends the response (trailer lines for a chunked or HTTP/2 body); closes the connection
-    /// afterwards if `close`.
-    func writeEnd(close: Bool, trailers: [String], for driver: ExchangeDriver)
+    /// afterwards if `close`. `bodyEnded` (HTTP/2 only): the last body write already ended the
+    /// stream, and the end is that write.
+    func writeEnd(close: Bool, trailers: [String], bodyEnded: Bool, for driver: ExchangeDriver)
     /// Answers with rangetap's own error response (no head was sent yet).
     func respond(_ status: HTTPResponseStatus, message: String, for driver: ExchangeDriver)
     /// A failure after the head was sent: the connection closes (HTTP/1.1) or the stream is reset.

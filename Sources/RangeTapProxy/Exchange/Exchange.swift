@@ -14,28 +14,14 @@ import Synchronization
 /// bytes into the `ByteBuffer` that goes to the client. Per round of `curl_multi_perform` (the
 /// bytes that arrived together): one chunk event queued to the capture writer, sharing that
 /// buffer, and one task posted to the event loop. Nothing is logged, nothing waits on disk.
-final class Exchange: CurlTransferDelegate, @unchecked Sendable {
-    /// What the upstream thread tells the connection.
-    enum Message {
-        /// An interim (1xx) head, raw lines.
-        case interim([HeaderLine])
-        /// The final head, raw lines as libcurl delivered them.
-        case head([HeaderLine])
-        case body(ByteBuffer)
-        /// The body ended; trailer lines, if the origin sent any (as sent, for the client), and
-        /// the outcome for the capture.
-        case end(trailers: [HeaderLine], UpstreamOutcome)
-        /// The transfer failed or was aborted; `timedOut` when the upstream went silent (504
-        /// rather than 502).
-        case failed(String, timedOut: Bool, UpstreamOutcome)
-    }
+final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendable {
 
     let id: Int
     let connection: Int
     let context: RecordingContext
     let flow: FlowControl
-    private let loop: any EventLoop
-    private let deliver: @Sendable (Exchange, Message) -> Void
+    private let multi: CurlMulti
+    private let deliver: @Sendable (UpstreamMessage) -> Void
     /// Set when the client side gave up on the exchange: the upstream thread stops reading.
     private let aborted = Atomic<Bool>(false)
     /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
@@ -55,11 +41,11 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     /// At most this many interim (1xx) heads are recorded per exchange.
     static let maxInterimRecorded = 100
 
-    init(id: Int, connection: Int, context: RecordingContext, loop: any EventLoop, deliver: @escaping @Sendable (Exchange, Message) -> Void) {
+    init(id: Int, connection: Int, context: RecordingContext, multi: CurlMulti, deliver: @escaping @Sendable (UpstreamMessage) -> Void) {
         self.id = id
         self.connection = connection
         self.context = context
-        self.loop = loop
+        self.multi = multi
         self.deliver = deliver
         self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater)
         self.sizer = RoundSizer(largest: context.configuration.upstreamBufferSize)
@@ -74,19 +60,19 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
     func start(_ request: CurlRequest) {
         let t = CurlTransfer(request: request, delegate: self)
         transferRef.withLock { $0 = t }
-        context.multi.start(t)
+        multi.start(t)
     }
 
     /// Event loop: the client left mid-response: abort the upstream transfer. Its end comes back
     /// as a `.failed` message (or `.end`, when libcurl had finished first).
     func abort() {
         aborted.store(true, ordering: .relaxed)
-        if let transfer = transferRef.withLock({ $0 }) { context.multi.cancel(transfer) }
+        if let transfer = transferRef.withLock({ $0 }) { multi.cancel(transfer) }
     }
 
     /// Event loop: resume a transfer paused for back-pressure.
     func resume() {
-        if let transfer = transferRef.withLock({ $0 }) { context.multi.unpause(transfer) }
+        if let transfer = transferRef.withLock({ $0 }) { multi.unpause(transfer) }
     }
 
     // MARK: CurlTransferDelegate (upstream thread)
@@ -103,7 +89,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             // Bounded: an origin that sends 1xx heads forever fills neither the capture nor the client.
             guard interimCount <= Self.maxInterimRecorded else { return }
             context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
-            deliver(self, .interim(lines))
+            deliver(.interim(lines))
         case .final(let head):
             let now = context.clock.now()
             let (status, lines) = (head.status, head.lines)
@@ -116,7 +102,7 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
             } else if status == 200 {
                 resourceBase = 0
             }
-            deliver(self, .head(lines))
+            deliver(.head(lines))
         }
     }
 
@@ -157,8 +143,8 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         sizer.roundEnded(size: size, filled: filled)
         let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0.addingSaturating(received) }, bodyOffset: nil)
         received += Int64(size)
-        context.writer.recordChunk(chunk, bytes: buffer)
-        deliver(self, .body(buffer))
+        context.writer.record(chunk, bytes: buffer)
+        deliver(.body(buffer))
     }
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
@@ -169,23 +155,23 @@ final class Exchange: CurlTransferDelegate, @unchecked Sendable {
         case .ok:
             // libcurl has the whole body; whether it is an end or a cancel depends on the client.
             passOn()
-            deliver(self, .end(trailers: assembler.trailers, UpstreamOutcome(t: now, received: received, trailers: context.redact(assembler.trailers))))
+            deliver(.end(trailers: assembler.trailers, UpstreamOutcome(t: now, received: received, trailers: context.redact(assembler.trailers))))
         case .failed, .cancelled:
             if clientLeft {
                 // Aborted because the client left: bytes not passed on were never delivered.
                 pending = nil
-                deliver(self, .failed("the client left", timedOut: false, UpstreamOutcome(t: now, received: received)))
+                deliver(.failed("the client left", timedOut: false, UpstreamOutcome(t: now, received: received)))
             } else if case .failed(let code, let message) = result {
                 passOn()
                 let timedOut = code == CurlMulti.idleTimeoutCode
                 let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
                 let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream, message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
-                deliver(self, .failed(text, timedOut: timedOut, UpstreamOutcome(t: now, received: received, failure: event)))
+                deliver(.failed(text, timedOut: timedOut, UpstreamOutcome(t: now, received: received, failure: event)))
             } else {
                 // Cancelled without a client close: the proxy is shutting down.
                 passOn()
                 let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: .interrupted, message: "rangetap stopped before the response ended", received: received)
-                deliver(self, .failed("rangetap is shutting down", timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
+                deliver(.failed("rangetap is shutting down", timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
             }
         }
     }

@@ -3,7 +3,8 @@ import NIOHTTP1
 import RangeTapCore
 import RangeTapCurl
 
-/// Drives one exchange for either protocol: owns its upstream half (``Exchange``), its
+/// Drives one exchange for either protocol: owns its upstream half (an ``UpstreamTransfer`` from
+/// the context's ``UpstreamConnector``: libcurl's ``Exchange`` in the proxy), its
 /// ``ExchangeStateMachine``, the `--fault` rules acting on it (``FaultGate``), its `delivered`
 /// progress under `--shape`, and the recording of how it settled. Everything the upstream
 /// transfer reports comes here on the client's event loop; the machine's actions go to a
@@ -12,12 +13,12 @@ import RangeTapCurl
 /// their protocol: the same end-or-cancel rule, the same aborts, the same events.
 ///
 /// Lives from the request's start until it settled: the upstream transfer's messages hold it
-/// (through ``Exchange``'s delivery) until then, whatever became of the writer.
+/// (through the upstream transfer's delivery) until then, whatever became of the writer.
 final class ExchangeDriver {
     /// The exchange's id.
     let id: Int
     /// The upstream half.
-    let exchange: Exchange
+    let exchange: any UpstreamTransfer
     /// Both halves' state; read by writers, changed only here.
     private(set) var machine: ExchangeStateMachine
     /// HTTP/1.1: where the body bytes sit in the connection's byte stream (written by the writer).
@@ -34,7 +35,7 @@ final class ExchangeDriver {
     /// Holds this driver for the upstream transfer's messages until it settled.
     private let slot: NIOLoopBound<Slot>
 
-    /// What ``Exchange`` delivers to: the driver, until it settled.
+    /// What the upstream transfer delivers to: the driver, until it settled.
     private final class Slot {
         var driver: ExchangeDriver?
     }
@@ -50,7 +51,7 @@ final class ExchangeDriver {
         gate = plan.map(FaultGate.init)
         let slot = NIOLoopBound(Slot(), eventLoop: loop)
         self.slot = slot
-        exchange = Exchange(id: id, connection: connection, context: shared, loop: loop) { _, message in
+        exchange = shared.upstream.transfer(id: id, connection: connection, context: shared) { message in
             loop.execute { slot.value.driver?.handle(message) }
         }
         slot.value.driver = self
@@ -73,7 +74,7 @@ final class ExchangeDriver {
     // MARK: The upstream half
 
     /// A message of the upstream transfer, through the fault rules if any.
-    private func handle(_ message: Exchange.Message) {
+    private func handle(_ message: UpstreamMessage) {
         guard gate != nil else {
             pass(message)
             return
@@ -117,7 +118,7 @@ final class ExchangeDriver {
         writer?.cut(reset: reset, for: self)
     }
 
-    private func pass(_ message: Exchange.Message) {
+    private func pass(_ message: UpstreamMessage) {
         let action: ExchangeStateMachine.Action
         switch message {
         case .interim(let lines): action = machine.upstreamInterim(lines: lines)
@@ -171,15 +172,17 @@ final class ExchangeDriver {
             writer?.writeInterim(head, for: self)
         case .writeHead(let head):
             writer?.writeHead(head, for: self)
-        case .writeBody(let buffer):
+        case .writeBody(let buffer, let last):
             if let writer {
-                writer.writeBody(buffer, for: self)
+                writer.writeBody(buffer, last: last, for: self)
             } else {
                 // No client side left to write to: the bytes count as not written.
                 writeCompleted(buffer.readableBytes, written: false)
             }
-        case .writeEnd(let close, let trailers):
-            writer?.writeEnd(close: close, trailers: trailers, for: self)
+        case .discardBody(let n):
+            writeCompleted(n, written: false)
+        case .writeEnd(let close, let trailers, let bodyEnded):
+            writer?.writeEnd(close: close, trailers: trailers, bodyEnded: bodyEnded, for: self)
         case .respondWithError(let status, let message):
             // The transfer has stopped, or its response is unusable: either way it goes no further.
             exchange.abort()

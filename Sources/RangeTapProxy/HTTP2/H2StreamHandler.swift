@@ -35,21 +35,14 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     private var answered = false
     /// The exchange this stream carries, until it settled.
     private var driver: ExchangeDriver?
-    /// Body bytes handed to the stream.
+    /// Body bytes put in DATA frames.
     private var sent: Int64 = 0
-    /// The body length the response head declared (`content-length`), if it did.
-    private var declaredLength: Int64?
     private var loop: (any EventLoop)?
     /// The connection's channel (the stream channel's parent).
     private var connection: (any Channel)?
     /// The socket's written count when the END_STREAM frame reached it.
     private var endOffset: Int64 = 0
     private var ackDelay: TimeAmount = .milliseconds(1)
-    /// Set when the frame ending the stream was written.
-    private var endWritten = false
-    /// Whether the last body byte the head declared goes out with END_STREAM on its own DATA
-    /// frame (a client that did not ask for trailers), as origins send it.
-    private var endsWithLastData = false
     /// The write of the DATA frame that carried END_STREAM, when the body ended the stream.
     private var lastDataWrite: EventLoopFuture<Void>?
     /// The client's `RST_STREAM` error code, when it reset the stream.
@@ -155,7 +148,6 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         let machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
         let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
         self.driver = driver
-        endsWithLastData = !p.request.acceptsTrailers
         let method = p.request.method
         var request = CurlRequest(
             url: p.url, method: method,
@@ -190,24 +182,15 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     }
 
     func writeHead(_ head: ClientHead, for driver: ExchangeDriver) {
-        guard let context else { return }
-        let headers = head.hpack
-        declaredLength = head.framing == .noBody ? nil : headers.first(name: "content-length").flatMap { Int64($0) }
-        context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+        context?.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head.hpack))), promise: nil)
     }
 
-    func writeBody(_ buffer: ByteBuffer, for driver: ExchangeDriver) {
+    func writeBody(_ buffer: ByteBuffer, last: Bool, for driver: ExchangeDriver) {
         guard let context, let loop else {
             driver.writeCompleted(buffer.readableBytes, written: false)
             return
         }
         let loopBound = NIOLoopBound(driver, eventLoop: loop)
-        guard !endWritten else {
-            // More than the head declared, after the stream ended: the client has its body.
-            let n = buffer.readableBytes
-            loop.execute { loopBound.value.writeCompleted(n, written: false) }
-            return
-        }
         // Under `--shape`, in slices of the same storage with a completion each, so the client's
         // timeline (`delivered` events) has the grain it has over HTTP/1.1; else one write.
         var buffer = buffer
@@ -216,16 +199,12 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             let piece = buffer.readSlice(length: min(buffer.readableBytes, slice))!
             let n = piece.readableBytes
             sent += Int64(n)
-            // The last byte the head declared ends the stream on the same frame, so a client
-            // that stops reading at Content-Length leaves no frame unread behind it (a close
-            // with unread bytes is a TCP reset, which loses the client's last acknowledgement).
-            let last = endsWithLastData && declaredLength == sent
+            // The machine said these bytes end the body the head declared: their last frame
+            // ends the stream.
+            let ends = last && buffer.readableBytes == 0
             let promise = loop.makePromise(of: Void.self)
-            if last {
-                endWritten = true
-                lastDataWrite = promise.futureResult
-            }
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(piece), endStream: last))), promise: promise)
+            if ends { lastDataWrite = promise.futureResult }
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(piece), endStream: ends))), promise: promise)
             // Under `--shape` these complete as the link carries the bytes, also after the stream
             // channel closed (its last DATA frame, with END_STREAM, left it long before).
             promise.futureResult.whenComplete { result in
@@ -235,14 +214,13 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         context.flush()
     }
 
-    func writeEnd(close: Bool, trailers: [String], for driver: ExchangeDriver) {
-        if lastDataWrite != nil {
+    func writeEnd(close: Bool, trailers: [String], bodyEnded: Bool, for driver: ExchangeDriver) {
+        if bodyEnded {
             // The stream closed as its last DATA frame carried END_STREAM: its end is that write.
             endWithLastData()
             return
         }
         guard let context, let loop else { return }
-        endWritten = true
         let frame: HTTP2Frame.FramePayload = trailers.isEmpty
             ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
             : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
@@ -303,7 +281,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     /// got to the socket, the connection went first: judged on the next tick, when the reading
     /// of the client's TCP at the close is in (``cutByConnection()``).
     private func streamEndWritten(written: Bool) {
-        guard let driver, driver.machine.client == nil, let loop else { return }
+        guard let driver, driver.machine.awaitsClient, let loop else { return }
         let me = NIOLoopBound(self, eventLoop: loop)
         if written {
             endOffset = state.wire.written
@@ -321,7 +299,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     /// the client receiving them: a client that stops reading and leaves is a cancel, as over
     /// HTTP/1.1.
     private func awaitAcknowledgement() {
-        guard let driver, driver.machine.client == nil, let loop, let connection else { return }
+        guard let driver, driver.machine.awaitsClient, let loop, let connection else { return }
         if state.wire.unavailable {
             driver.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer))
             return
@@ -346,7 +324,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     /// that had every body byte (it may stop at Content-Length and close before END_STREAM) thus
     /// ended, one that had fewer cancelled.
     private func cutByConnection() {
-        guard let driver, driver.machine.client == nil else { return }
+        guard let driver, driver.machine.awaitsClient else { return }
         driver.clientClosed(delivery(gone: true))
     }
 
@@ -390,13 +368,13 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             let how = reset != nil ? "reset the stream" : "closed the connection"
             shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); nothing was forwarded", status: nil)))
         }
-        guard let driver, driver.machine.client == nil else {
+        guard let driver, driver.machine.awaitsClient else {
             if self.driver == nil { state.closed(stream: stream) }
             return
         }
         // A stream whose END_STREAM frame was queued closes as that frame leaves for the
         // connection; whether it reached the socket is the write's to tell (streamEndWritten).
-        if endWritten && reset == nil { return }
+        if driver.machine.isEndWritten && reset == nil { return }
         // Reset by the client, or cut by the connection's end: what its TCP acknowledged.
         driver.clientClosed(delivery(gone: true))
     }

@@ -9,7 +9,7 @@ struct FaultGate {
     /// What the handler does next.
     enum Step {
         /// Hand this message to the exchange's state machine as usual.
-        case forward(Exchange.Message)
+        case forward(UpstreamMessage)
         /// A rule changed the head: record `fault` with the head the client got, once written.
         case headRewritten(rule: String, action: String, detail: String, lines: [HeaderLine])
         /// Hold everything that follows for `ns`, then call ``release()``.
@@ -21,7 +21,7 @@ struct FaultGate {
 
     let plan: FaultPlan
     /// Messages held while ``holding``, in arrival order.
-    private var held: [Exchange.Message] = []
+    private var held: [UpstreamMessage] = []
     /// Set while a hold runs.
     private(set) var holding = false
     /// Set once the response has been cut: nothing more goes to the client.
@@ -36,7 +36,7 @@ struct FaultGate {
     }
 
     /// The steps for one message from upstream.
-    mutating func admit(_ message: Exchange.Message) -> [Step] {
+    mutating func admit(_ message: UpstreamMessage) -> [Step] {
         if isCut { return [] }
         if holding {
             held.append(message)
@@ -97,7 +97,7 @@ struct FaultGate {
     }
 
     /// A hold ended: the messages held, to admit again in order.
-    mutating func release() -> [Exchange.Message] {
+    mutating func release() -> [UpstreamMessage] {
         holding = false
         defer { held = [] }
         return held

@@ -6,14 +6,14 @@ import Synchronization
 /// template each makes its own from (`scope=connection`).
 final class ShapeControl: Sendable {
     /// The recording's clock: link times are capture times.
-    let clock: MonotonicClock
+    let clock: any CaptureClock
     private let state: Mutex<(spec: ShapeSpec, generation: Int)>
     /// The one link of `scope=link` (its spec kept in step with ``spec``).
     let sharedLink: ShapedLink
     /// `scope` cannot change while recording: connections are already on a link or their own.
     let scope: ShapeSpec.Scope
 
-    init(spec: ShapeSpec, clock: MonotonicClock) {
+    init(spec: ShapeSpec, clock: any CaptureClock) {
         self.clock = clock
         state = Mutex((spec, 0))
         scope = spec.scope
