@@ -6,7 +6,8 @@
 #   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. nginx-light,
 #         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
 #   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
-#         report), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
+#         report; ChromiumSeekParityTests plays a video through the proxy), libnss3-tools (certutil:
+#         that Chromium trusts the test CA through an NSS database), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
 #         patchelf, binutils and man-db (the suite builds the .deb with tools/package-deb.sh, which
 #         strips the binary, and reads its man pages).
 # Benchmark baselines (socat, tinyproxy, mitmproxy) are installed by the tools/bench-*.sh that use
@@ -35,6 +36,7 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ "$purpose" = test ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
   command -v dpkg-shlibdeps >/dev/null 2>&1 || need+=(dpkg-dev)
   command -v patchelf >/dev/null 2>&1 || need+=(patchelf)
   command -v man >/dev/null 2>&1 || need+=(man-db)
