@@ -21,6 +21,8 @@ extension ErrorEvent {
         case client
         /// A request head did not arrive whole within `--head-timeout` (answered 408).
         case headTimeout
+        /// A request body received nothing for `--body-timeout` (answered 408, or the stream reset).
+        case bodyTimeout
         /// An intercepted tunnel could not be set up.
         case tls
         /// A `--fault` rule cut the exchange.
@@ -29,7 +31,7 @@ extension ErrorEvent {
         case other(String)
 
         /// Every kind this build writes.
-        public static let known: [Kind] = [.badRequest, .refused, .upstream, .upstreamTimeout, .interrupted, .client, .headTimeout, .tls, .fault]
+        public static let known: [Kind] = [.badRequest, .refused, .upstream, .upstreamTimeout, .interrupted, .client, .headTimeout, .bodyTimeout, .tls, .fault]
 
         /// The kind for the string in a capture; ``other(_:)`` when this build does not know it.
         public init(rawValue: String) {
@@ -46,6 +48,7 @@ extension ErrorEvent {
             case .interrupted: "interrupted"
             case .client: "client"
             case .headTimeout: "head-timeout"
+            case .bodyTimeout: "body-timeout"
             case .tls: "tls"
             case .fault: "fault"
             case .other(let raw): raw

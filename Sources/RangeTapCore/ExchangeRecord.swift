@@ -229,9 +229,12 @@ public struct ExchangeLog: Sendable {
         case .tunnel(let t):
             tunnels.append(t)
             return finish(t.exchange, t: t.t) { rec in
-                rec.outcome = .complete
-                rec.status = 200  // a tunnel is only recorded once rangetap answered 200
                 rec.bytesReceived = t.down
+                // A tunnel is recorded once rangetap answered 200; an error recorded against the
+                // CONNECT (captures of older builds recorded a tunnel that never started) stands.
+                if case .failed = rec.outcome { return }
+                rec.outcome = .complete
+                rec.status = 200
             }
         }
     }

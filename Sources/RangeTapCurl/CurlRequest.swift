@@ -6,6 +6,10 @@ public struct CurlRequest: Sendable {
     public var method: String
     /// Header lines `Name: value` to send, in order (`Name:` with no value removes a libcurl default).
     public var headers: [String]
+    /// Whether each character of ``headers`` stands for one byte (ISO-8859-1, as an HTTP/1.1
+    /// head's bytes are read), so bytes over 0x7F go out as they came; false sends the lines
+    /// as UTF-8.
+    public var headersAreLatin1 = false
     /// Request body, if any.
     public var body: [UInt8]?
     /// Skip TLS certificate verification (for test servers).

@@ -132,7 +132,9 @@ public final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
         }
         switch request.method {
-        case "GET": break
+        case "GET":
+            // A GET with a body stays a GET (libcurl would make it a POST for the body).
+            if request.body != nil { check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "GET"), "CUSTOMREQUEST") }
         case "HEAD": check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "NOBODY")
         default: check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method), "CUSTOMREQUEST")
         }
@@ -146,8 +148,20 @@ public final class CurlTransfer: @unchecked Sendable {
                 }
             }
         }
+        // Appended at the list's tail (libcurl's append walks from the node it is given, and
+        // returns that node): linear in the number of lines, not quadratic.
+        var tail: UnsafeMutablePointer<curl_slist>?
         for line in request.headers {
-            headerList = curl_slist_append(headerList, line)
+            let appended: UnsafeMutablePointer<curl_slist>? = request.headersAreLatin1
+                ? Self.latin1CString(line) { curl_slist_append(tail, $0) }
+                : curl_slist_append(tail, line)
+            guard let appended else { continue }
+            if tail == nil {
+                headerList = appended
+                tail = appended
+            } else {
+                tail = tail!.pointee.next
+            }
         }
         if let headerList { check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "HTTPHEADER") }
         check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
@@ -156,6 +170,22 @@ public final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
         return bad
+    }
+
+    /// `text` as a NUL-terminated C string of one byte per character (ISO-8859-1), for `body`;
+    /// characters over U+00FF (never in a line read as Latin-1) go as UTF-8.
+    static func latin1CString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 1)
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x100 {
+                bytes.append(UInt8(scalar.value))
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
     }
 
     /// Monotonic nanoseconds.

@@ -21,24 +21,27 @@ enum HeaderForwarding {
     }
 
     /// Header lines `Name: value` for libcurl, from a client request. Host is left to libcurl
-    /// (it derives it from the URL), Content-Length from the body, and `Accept:`/`Expect:` are
-    /// blanked when the client sent none so libcurl adds nothing of its own.
+    /// (it derives it from the URL), Content-Length from the body, and `Accept:`, `Expect:` and
+    /// `Content-Type:` are blanked when the client sent none so libcurl adds nothing of its own.
     static func upstreamRequestLines(_ headers: HTTPHeaders) -> [String] {
         let listed = connectionTokens(headers[canonicalForm: "connection"])
         var out: [String] = []
         var sawAccept = false
         var sawExpect = false
+        var sawContentType = false
         for (name, value) in headers {
             let lower = name.lowercased()
             if hopByHop.contains(lower) || listed.contains(lower) { continue }
             if lower == "host" || lower == "content-length" || lower == "proxy-authorization" { continue }
             if lower == "accept" { sawAccept = true }
             if lower == "expect" { sawExpect = true }
+            if lower == "content-type" { sawContentType = true }
             // libcurl treats "Name:" as removal and "Name;" as an empty value.
             out.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         if !sawAccept { out.append("Accept:") }
         if !sawExpect { out.append("Expect:") }
+        if !sawContentType { out.append("Content-Type:") }
         return out
     }
 

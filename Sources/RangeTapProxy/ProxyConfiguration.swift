@@ -1,3 +1,4 @@
+import NIOCore
 import RangeTapCore
 
 /// How ``ProxyServer`` listens, forwards and records.
@@ -8,6 +9,10 @@ public struct ProxyConfiguration: Sendable {
     public var listenPort: Int
     /// Reverse-proxy base URL (`http://` or `https://`): origin-form requests go there.
     public var upstream: String?
+    /// With ``upstream``: also proxy requests for other origins (absolute-form targets, CONNECT).
+    /// Off, a reverse proxy serves only its upstream: with ``allowRemote`` it would otherwise be
+    /// an open proxy.
+    public var forward = false
     /// Capture directory to create.
     public var capturePath: String
     /// Record body bytes (false: timings and hashes only).
@@ -43,6 +48,17 @@ public struct ProxyConfiguration: Sendable {
     /// A request head must arrive whole within this many milliseconds of its first byte
     /// (slowloris); then the connection gets 408 and is closed. 0: no limit.
     public var headTimeoutMs: Int = 30_000
+    /// A client connection with nothing in flight (no request being read or answered, no
+    /// HTTP/2 stream open) is closed after this many milliseconds. 0: no limit.
+    public var idleTimeoutMs: Int = 300_000
+    /// A request body that receives nothing for this many milliseconds is answered 408 and the
+    /// connection closed (an HTTP/2 stream is reset). 0: no limit.
+    public var bodyTimeoutMs: Int = 30_000
+
+    /// ``idleTimeoutMs`` as a time, nil when there is no limit.
+    var idleTimeout: TimeAmount? { idleTimeoutMs > 0 ? .milliseconds(Int64(idleTimeoutMs)) : nil }
+    /// ``bodyTimeoutMs`` as a time, nil when there is no limit.
+    var bodyTimeout: TimeAmount? { bodyTimeoutMs > 0 ? .milliseconds(Int64(bodyTimeoutMs)) : nil }
     /// An upstream transfer that receives nothing for this many milliseconds (while not paused
     /// for a slow client) is ended: 504 if no head was sent, else a close. 0: no limit.
     public var upstreamIdleTimeoutMs: Int = 60_000

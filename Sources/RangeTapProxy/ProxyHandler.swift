@@ -60,6 +60,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     private var bodyWriteDepth = 0
     /// Set when the channel went inactive while a round was being written.
     private var inactiveWhileWriting = false
+    /// `--idle-timeout`: closes the connection once nothing was in flight that long.
+    private var idleTimer: ActivityTimer?
+    /// `--body-timeout`: answers 408 once the request body being read received nothing that long.
+    private var bodyTimer: ActivityTimer?
 
     init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
         self.rawHeads = rawHeads
@@ -73,6 +77,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     func handlerRemoved(context: ChannelHandlerContext) {
         // The context holds this handler: keeping it would keep every closed connection alive.
         self.context = nil
+        stopTimers()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -82,6 +87,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             connectionID = inherited.connection
             requests = inherited.requests
             sendBuffer = inherited.sendBuffer
+            startIdleTimer(context: context)
         }
     }
 
@@ -97,6 +103,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         sendBuffer = wire.unavailable ? nil : (try? context.channel.syncOptions?.getOption(ChannelOptions.socketOption(.so_sndbuf))).flatMap { $0 }
         let peer = context.channel.remoteAddress.map(Self.describe) ?? "?"
         shared.writer.record(.connectionOpen(ConnectionOpenEvent(t: shared.clock.now(), connection: connectionID, peer: peer, sendBuffer: sendBuffer)))
+        startIdleTimer(context: context)
         context.fireChannelActive()
     }
 
@@ -111,6 +118,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     /// The client connection is gone: settles its exchanges by what the client acknowledged,
     /// records the close and passes it on.
     private func connectionClosed(context: ChannelHandlerContext) {
+        stopTimers()
         let now = shared.clock.now()
         for id in exchanges.keys.sorted() {
             guard let driver = exchanges[id] else { continue }
@@ -127,6 +135,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        idleTimer?.touch()
         switch unwrapInboundIn(data) {
         case .head(let head):
             discardingBody = false
@@ -136,10 +145,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             // next timed check.
             if settleCheck != nil { checkSettling() }
             currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
-            if LinkControlRequest.isControl(head) {
-                // `rangetap shape`: not an exchange, not recorded but for the shape event.
+            if session.origin == nil, LinkControlRequest.isControl(head) {
+                // `rangetap shape`: not an exchange, not recorded but for the shape event. Inside
+                // a tunnel the host is the tunnel's origin's business: never the control endpoint.
                 discardingBody = true
-                let (status, text) = LinkControlRequest.answer(head, peer: context.channel.remoteAddress, context: shared)
+                guard let (status, text) = LinkControlRequest.answer(head, peer: context.channel.remoteAddress, context: shared) else {
+                    // A web page's request (it carries Origin): no answer to read, not even an error.
+                    closedByProxy = true
+                    context.close(promise: nil)
+                    return
+                }
                 respond(status, message: text, keepAlive: false, context: context, prefixed: false)
                 return
             }
@@ -153,10 +168,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                     respond(.methodNotAllowed, message: message, keepAlive: false, context: context)
                     return
                 }
+                if let only = shared.confinedTo {
+                    let message = RequestTarget.confinedMessage(target: "CONNECT \(head.uri)", upstream: only)
+                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: message, status: 403)))
+                    respond(.forbidden, message: message, keepAlive: false, context: context)
+                    return
+                }
                 tunnels.start(head: head, exchange: id, connection: connectionID, handler: self, context: context)
                 return
             }
-            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
+            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil) {
             case .success(let url):
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {
@@ -165,6 +186,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                     return
                 }
                 pending = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
+                if declared > 0 || head.headers.contains(name: "transfer-encoding") { startBodyTimer(exchange: id, context: context) }
                 if head.version == .http1_1, HeaderForwarding.connectionTokens(head.headers[canonicalForm: "expect"]).contains("100-continue") {
                     // rangetap reads the body before forwarding it: ask for it now rather than
                     // leave the client waiting out its own timer (RFC 9110 §10.1.1).
@@ -178,6 +200,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             }
         case .body(var buffer):
             guard !discardingBody, var p = pending else { return }
+            bodyTimer?.touch()
             // Taken out first so the accumulated body is uniquely referenced: appending then
             // grows it in place instead of copying it on every part.
             pending = nil
@@ -189,6 +212,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
             pending = p
         case .end:
+            bodyTimer?.stop()
             if discardingBody {
                 discardingBody = false
                 return
@@ -202,6 +226,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     /// Answers 413 and closes the connection without reading the rest of the body.
     private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
+        bodyTimer?.stop()
         discardingBody = true
         recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
         let message = "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size"
@@ -223,6 +248,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         // A client resetting or abandoning its socket is how players cancel: channelInactive
         // records the cancel, so this is not an error.
         if Self.isHangUp(error) {
+            context.close(promise: nil)
+            return
+        }
+        // The request body rangetap stopped reading (refused, or timed out) ends with the
+        // connection rangetap closed: already recorded, not the client leaving.
+        if error is ClientLeftMidRequest, discardingBody, closedByProxy {
             context.close(promise: nil)
             return
         }
@@ -262,6 +293,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             headers: p.raw.map { HeaderForwarding.upstreamRequestLines(raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url)) } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
             body: body ?? (p.head.method == .POST || p.head.method == .PUT ? [] : nil),
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
+        // The raw lines hold the client's bytes one per character: they go out as they came.
+        request.headersAreLatin1 = p.raw != nil
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
         driver.start(request, range: p.head.headers["range"])
@@ -453,6 +486,58 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     func finished(_ driver: ExchangeDriver) {
         if exchanges[driver.id] === driver { exchanges[driver.id] = nil }
+        idleTimer?.touch()
+    }
+
+    // MARK: Timeouts
+
+    /// Whether nothing is in flight: no exchange unsettled, no request being read.
+    private var isIdle: Bool { exchanges.isEmpty && pending == nil && !rawHeads.inProgress }
+
+    private func startIdleTimer(context: ChannelHandlerContext) {
+        guard let limit = shared.configuration.idleTimeout, idleTimer == nil else { return }
+        let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
+        idleTimer = timer
+        timer.start(counts: { [weak self] in self?.isIdle ?? false }, expired: { [weak self] in self?.idleTimedOut() })
+    }
+
+    /// Nothing was in flight for `--idle-timeout`: the connection is closed (its `conn.close`
+    /// says by the proxy), as servers close idle keep-alive connections.
+    private func idleTimedOut() {
+        idleTimer = nil
+        guard let context, context.channel.isActive else { return }
+        closedByProxy = true
+        context.close(promise: nil)
+    }
+
+    private func startBodyTimer(exchange id: Int, context: ChannelHandlerContext) {
+        guard let limit = shared.configuration.bodyTimeout else { return }
+        bodyTimer?.stop()
+        let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
+        bodyTimer = timer
+        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.pending?.exchange == id }, expired: { [weak self] in self?.bodyTimedOut(exchange: id, after: limit) })
+    }
+
+    /// The request body of exchange `id` received nothing for `--body-timeout`: 408 and a close;
+    /// the request is recorded with the error, and nothing was forwarded.
+    private func bodyTimedOut(exchange id: Int, after limit: TimeAmount) {
+        bodyTimer = nil
+        guard let context, let p = pending, p.exchange == id else { return }
+        pending = nil
+        discardingBody = true
+        recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
+        let got = p.body?.readableBytes ?? 0
+        let declared = p.head.headers.first(name: "content-length").map { " of \($0)" } ?? ""
+        let message = "the request body received nothing for \(Double(limit.nanoseconds) / 1e9) s (--body-timeout; \(got)\(declared) bytes had arrived); rangetap closed the connection and forwarded nothing"
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)))
+        respond(.requestTimeout, message: message, keepAlive: false, context: context)
+    }
+
+    private func stopTimers() {
+        idleTimer?.stop()
+        idleTimer = nil
+        bodyTimer?.stop()
+        bodyTimer = nil
     }
 
     // MARK: Delivery

@@ -108,6 +108,12 @@ public final class ProxyServer: Sendable {
         serverChannel.withLock { $0 = channel }
         let port = channel.localAddress?.port ?? configuration.listenPort
         context.boundPort.store(port, ordering: .relaxed)
+        do {
+            try ControlToken.write(context.controlToken, port: port)
+        } catch {
+            // Recording goes on; only `rangetap shape` without --token cannot find the token.
+            logger.warning("rangetap shape will need --token: \(error)")
+        }
         logger.info("listening", metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
         return port
     }
@@ -169,6 +175,10 @@ public final class ProxyServer: Sendable {
     /// The bound port, once started.
     public var localPort: Int { context.boundPort.load(ordering: .relaxed) }
 
+    /// This run's control token: what `rangetap shape` sends to change the link
+    /// (``LinkControlRequest``); also in ``ControlToken/path(port:)`` while the proxy listens.
+    public var controlToken: String { context.controlToken }
+
     /// Totals so far.
     public var summary: RecordingSummary { live.summary }
 
@@ -199,6 +209,7 @@ public final class ProxyServer: Sendable {
             try? await channel.closeFuture.get()
             try? await channel.eventLoop.submit {}.get()
         }
+        ControlToken.remove(context.controlToken, port: localPort)
         context.upstream.shutdown()
         // Transfers aborted above report back to their connections' event loops, where the
         // exchanges settle: let those tasks run before the capture closes.

@@ -4,6 +4,9 @@ import NIOCore
 /// decoded request head.
 final class RawRequestHeads {
     private var heads: [[UInt8]] = []
+    /// Whether a head's first bytes arrived and its blank line not yet (the connection is not
+    /// idle then, however long the head takes: `--head-timeout` is its limit).
+    var inProgress = false
 
     /// Appends heads found in the stream.
     func append(_ found: [[UInt8]]) { heads += found }
@@ -49,6 +52,7 @@ final class RawRequestTap: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Starts the head timer at a head's first byte; stops it when the head is whole.
     private func watchHead(context: ChannelHandlerContext) {
+        heads.inProgress = scanner.isInsideHead
         guard let headTimeout else { return }
         if !scanner.isInsideHead {
             headTimer?.cancel()

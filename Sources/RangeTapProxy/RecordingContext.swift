@@ -18,7 +18,7 @@ final class RecordingContext: Sendable {
     /// Where the rounds of upstream transfers come from.
     let allocator = RoundBufferPool.allocator
     /// Which https origins speak HTTP/2 (asked before a client is offered `h2`).
-    let originProtocols = OriginProtocols()
+    let originProtocols: OriginProtocols
     private let exchangeIDs = Atomic<Int>(0)
     private let connectionIDs = Atomic<Int>(0)
     /// The bound port (for loop detection).
@@ -30,7 +30,16 @@ final class RecordingContext: Sendable {
     /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.
     let shape: ShapeControl?
 
-    init(configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock, upstream: any UpstreamConnector, intercept: InterceptContexts?) {
+    /// The one origin a reverse proxy serves (`--upstream` without `--forward`); nil when
+    /// requests for any origin are proxied.
+    var confinedTo: String? { configuration.forward ? nil : configuration.upstream }
+
+    /// The secret `rangetap shape` shows to change the link (``ControlToken``).
+    let controlToken: String
+
+    init(configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock, upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate()) {
+        self.controlToken = controlToken
+        originProtocols = OriginProtocols(insecure: configuration.insecureUpstream, extraCAFile: configuration.upstreamCACertificates)
         self.intercept = intercept
         self.configuration = configuration
         self.writer = writer

@@ -11,10 +11,15 @@ enum RequestTarget {
     /// Absolute-form targets are fetched as they are; origin-form targets go to `upstream`.
     /// A target that reaches the proxy itself — by address, see ``ProxyAddress`` — is refused
     /// (it would loop). `listenHost`, when given, also counts the listen address as the proxy's.
-    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil) -> Result<String, Refusal> {
+    /// `confinedTo`, a reverse proxy's upstream without `--forward`: absolute-form targets for
+    /// any other origin are refused (403).
+    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil, confinedTo: String? = nil) -> Result<String, Refusal> {
         if let scheme = HTTPScheme(url: target) {
             if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: scheme == .https, listenHost: listenHost) {
                 return .failure(Refusal(status: .loopDetected, message: "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"))
+            }
+            if let only = confinedTo, !sameOrigin(target, only) {
+                return .failure(Refusal(status: .forbidden, message: Self.confinedMessage(target: target, upstream: only)))
             }
             return .success(target)
         }
@@ -30,6 +35,20 @@ enum RequestTarget {
             return .success(url)
         }
         return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(TerminalText.escapingControls(String(target.prefix(200))))\": expected http://host/path or /path"))
+    }
+
+    /// Why a reverse proxy refuses a request for another origin.
+    static func confinedMessage(target: String, upstream: String) -> String {
+        "rangetap serves only its --upstream \(URLRedaction.redactingUserinfo(upstream)) here; \(URLRedaction.redactingUserinfo(String(target.prefix(200)))) is another origin (start it with --forward to proxy other origins too)"
+    }
+
+    /// Whether two absolute URLs have the same origin (RFC 6454: scheme, host, port), the
+    /// scheme's default port standing in for none, host names without regard to case.
+    static func sameOrigin(_ a: String, _ b: String) -> Bool {
+        guard let sa = HTTPScheme(url: a), let sb = HTTPScheme(url: b), sa == sb,
+              let aa = authority(of: a), let ab = authority(of: b) else { return false }
+        let x = hostAndPort(aa, https: sa == .https), y = hostAndPort(ab, https: sb == .https)
+        return x.port == y.port && x.host.lowercased() == y.host.lowercased()
     }
 
     /// `host:port` of an absolute URL, userinfo left out (see ``URLAuthority``).

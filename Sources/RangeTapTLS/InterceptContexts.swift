@@ -36,6 +36,10 @@ public final class InterceptContexts: Sendable {
             certificateChain: [.certificate(leaf), .certificate(leaves.caCertificate)],
             privateKey: .privateKey(leaves.privateKey))
         configuration.applicationProtocols = Self.applicationProtocols(http2: http2)
+        // TLS 1.0 and 1.1 (RFC 8996 deprecates them) are refused even when the origin would take
+        // them: a client that cannot do 1.2 fails its handshake with rangetap, where a capture of
+        // it would show a session weaker than any origin worth debugging offers today.
+        configuration.minimumTLSVersion = .tlsv12
         configuration.sslContextCallback = { values, promise in
             guard let sni = values.serverHostname, LeafCertificates.normalize(sni) != key else {
                 promise.succeed(.noChanges)

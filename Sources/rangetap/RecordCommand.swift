@@ -22,8 +22,11 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .customShort("p"), help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
     var port: Int?
 
-    @Option(name: .long, help: "Reverse-proxy mode: send origin-form requests to this http(s) URL.")
+    @Option(name: .long, help: "Reverse-proxy mode: send origin-form requests to this http(s) URL (and serve only it, unless --forward).")
     var upstream: String?
+
+    @Flag(name: .long, help: "With --upstream: also act as a forward proxy for other origins (absolute-form requests, CONNECT). Off, requests for any other origin are refused with 403.")
+    var forward = false
 
     @Option(name: [.short, .customLong("output")], help: "Capture directory to create (NAME.rtap).")
     var output: String
@@ -79,6 +82,12 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Close a connection whose request head is not whole this long after its first byte (slowloris), answering 408: 500ms, 2s, 1m; 0 for no limit.")
     var headTimeout = "30s"
 
+    @Option(name: .long, help: "Close a client connection with nothing in flight (no request being read or answered, no HTTP/2 stream open) after this long: 30s, 5m; 0 for no limit.")
+    var idleTimeout = "5m"
+
+    @Option(name: .long, help: "Answer 408 and close (HTTP/2: reset the stream) when a request body receives nothing this long: 10s, 1m; 0 for no limit.")
+    var bodyTimeout = "30s"
+
     @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
     var upstreamIdleTimeout = "60s"
 
@@ -100,6 +109,8 @@ struct RecordCommand: AsyncParsableCommand {
         _ = try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8080")
         do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error); 0 for no limit") }
         do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit") }
+        do { _ = try DurationText.milliseconds(idleTimeout) } catch { throw ValidationError("--idle-timeout: \(error); 0 for no limit") }
+        do { _ = try DurationText.milliseconds(bodyTimeout) } catch { throw ValidationError("--body-timeout: \(error); 0 for no limit") }
         if try poolCap() > 1 << 30 { throw ValidationError("--buffer-pool \(bufferPool ?? ""): must be at most 1g") }
         if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) { throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g") }
         for pattern in noIntercept where HostPattern(pattern) == nil {
@@ -115,8 +126,11 @@ struct RecordCommand: AsyncParsableCommand {
             listenHost: address.host, listenPort: address.port, upstream: upstream, capturePath: output,
             recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: try sendBuffer(),
             allowRemote: allowRemote, insecureUpstream: insecure)
+        config.forward = forward
         config.headTimeoutMs = try DurationText.milliseconds(headTimeout)
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
+        config.idleTimeoutMs = try DurationText.milliseconds(idleTimeout)
+        config.bodyTimeoutMs = try DurationText.milliseconds(bodyTimeout)
         config.noIntercept = noIntercept.compactMap(HostPattern.init)
         // '*' relays every tunnel opaquely: no CA is needed.
         config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)

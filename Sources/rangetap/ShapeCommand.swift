@@ -19,6 +19,9 @@ struct ShapeCommand: ParsableCommand {
     @Option(name: .long, help: "The address record listens on, HOST:PORT or PORT.")
     var listen: String = "127.0.0.1:8080"
 
+    @Option(name: .long, help: ArgumentHelp("The run's control token. Default: the one record wrote for that port (in $XDG_RUNTIME_DIR/rangetap, else /tmp/rangetap-UID).", valueName: "TOKEN"))
+    var token: String?
+
     @Argument(help: ArgumentHelp("The new link: rate=, latency=, jitter= (as record --shape), or off. None: print the link in force.", valueName: "SPEC"))
     var spec: String?
 
@@ -31,16 +34,14 @@ struct ShapeCommand: ParsableCommand {
 
     func run() throws {
         let address = try ListenAddress(listen)
-        let target: String
-        let method: String
-        if let spec {
-            method = "PUT"
-            target = "http://\(LinkControlRequest.host)/shape?" + (spec.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? spec)
-        } else {
-            method = "GET"
-            target = "http://\(LinkControlRequest.host)/shape"
+        guard let token = token ?? ControlToken.read(port: address.port) else {
+            throw CommandFailure(message: "no control token for port \(address.port) in \(ControlToken.path(port: address.port)): is `rangetap record` running there as this user? (else pass --token)", status: .failure)
         }
-        let request = "\(method) \(target) HTTP/1.1\r\nHost: \(LinkControlRequest.host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        var target = "http://\(LinkControlRequest.host)/shape"
+        if let spec {
+            target += "?" + (spec.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? spec)
+        }
+        let request = "POST \(target) HTTP/1.1\r\nHost: \(LinkControlRequest.host)\r\nContent-Type: \(LinkControlRequest.contentType)\r\n\(LinkControlRequest.tokenField): \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         do {
             let (status, body) = try ControlClient.exchange(host: address.host, port: address.port, request: Array(request.utf8))
             let text = body.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -85,6 +85,29 @@ struct LoopDetectionTests {
         #expect(proxy.server.summary.connections == 3)
     }
 
+    /// A CONNECT to the proxy's own port (issue 37, item 6): with `--no-intercept '*'`, 3,000
+    /// of them in one write nested 3,000 self-connections (9,018 descriptors, 255 MiB). Now the
+    /// first is answered 508 and the connection closed; opaque or intercepted alike.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func aConnectToItselfIsALoop(opaque: Bool) async throws {
+        let proxy = opaque
+            ? try await ProxyHarness { $0.noIntercept = [HostPattern("*")!] }
+            : try await TestTLS().interceptingProxy()
+        #expect((proxy.caCertificate == nil) == opaque)
+        let client = try RawClient(port: proxy.port)
+        let connect = "CONNECT 127.0.0.1:\(proxy.port) HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\n\r\n"
+        try client.send(String(repeating: connect, count: 500))
+        let reply = try client.readToClose().latin1
+        #expect(reply.hasPrefix("HTTP/1.1 508"), "\(reply.prefix(200))")
+        #expect(reply.contains("points back at rangetap itself"))
+        let capture = try await proxy.stopAndRead()
+        // A tunnel to itself would have been a second client connection.
+        #expect(capture.events("conn.open").count == 1)
+        #expect(capture.events("tunnel").isEmpty)
+        let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 1 && errors.first?.status == 508, "\(errors)")
+    }
+
     @Test func upstreamThatIsTheListenAddressIsRefusedBeforeBinding() throws {
         for upstream in ["http://0.0.0.0:8080", "http://[::ffff:127.0.0.1]:8080/base", "http://localhost:8080", "http://127.0.0.1:8080"] {
             let config = ProxyConfiguration(listenHost: "127.0.0.1", listenPort: 8080, upstream: upstream, capturePath: "/nonexistent")

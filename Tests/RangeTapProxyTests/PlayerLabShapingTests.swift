@@ -67,10 +67,12 @@ struct PlayerLabShapingTests {
     @Test func theLinkChangesWhileRecording() async throws {
         let proxy = try await proxy(.http, shape: "rate=40mbit")
         let fast = try curl(["-x", proxy.url, "-o", "/dev/null", "-w", "%{time_total}", origins.url(.http, "m.bin")])
-        // rangetap shape's request: the reserved host, through the proxy's own listener.
-        let change = try curl(["-x", proxy.url, "-X", "PUT", "-w", " %{http_code}", "http://rangetap.invalid/shape?rate=2mbit"])
+        // rangetap shape's request: the reserved host, through the proxy's own listener, with
+        // the run's token (ControlEndpointTests: what else it takes).
+        let control = ["-x", proxy.url, "-X", "POST", "-H", "Content-Type: \(LinkControlRequest.contentType)", "-H", "\(LinkControlRequest.tokenField): \(proxy.server.controlToken)", "-w", " %{http_code}"]
+        let change = try curl(control + ["http://rangetap.invalid/shape?rate=2mbit"])
         #expect(change.text.hasSuffix(" 200") && change.text.contains("rate=2mbit"), "\(change.text)")
-        let bad = try curl(["-x", proxy.url, "-X", "PUT", "-w", " %{http_code}", "http://rangetap.invalid/shape?rate=fast"])
+        let bad = try curl(control + ["http://rangetap.invalid/shape?rate=fast"])
         #expect(bad.text.hasSuffix(" 400") && bad.text.contains("rate"), "\(bad.text)")
         let slow = try curl(["-x", proxy.url, "-o", "/dev/null", "-w", "%{time_total}", origins.url(.http, "m.bin")])
         let (f, s) = (Double(fast.text) ?? 0, Double(slow.text) ?? 0)
@@ -93,7 +95,13 @@ struct PlayerLabShapingTests {
         #expect(set.status == 0 && set.text.contains("rate=500kbit"), "\(set.text) \(set.stderr)")
         let refused = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(port)", "scope=connection"])
         #expect(refused.status != 0 && refused.stderr.contains("scope"), "\(refused.stderr)")
-        let nobody = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(try freePort())", "off"])
+        let unknown = try freePort()
+        let noToken = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(unknown)", "off"])
+        #expect(noToken.status == 1 && noToken.stderr.contains("no control token for port \(unknown)"), "\(noToken.stderr)")
+        let nobody = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(unknown)", "--token", "00", "off"])
         #expect(nobody.status == 1 && nobody.stderr.contains("cannot reach"), "\(nobody.stderr)")
+        // The token is this run's: another one is refused.
+        let forged = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(port)", "--token", String(repeating: "0", count: 32), "off"])
+        #expect(forged.status != 0 && forged.stderr.contains("wrong Rangetap-Token"), "\(forged.stderr)")
     }
 }

@@ -3,16 +3,48 @@ import NIOHTTP2
 import RangeTapCore
 
 /// The last handler of an HTTP/2 client connection: records its close, and a protocol error
-/// (which `NIOHTTP2Handler` has answered with `GOAWAY`) as a `bad-request` error.
+/// (which `NIOHTTP2Handler` has answered with `GOAWAY`) as a `bad-request` error; closes the
+/// connection with `GOAWAY` once no stream was open for `--idle-timeout`.
 final class H2ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
 
     private let shared: RecordingContext
     private let state: H2ConnectionState
+    /// Streams open now (created and not yet closed, as NIOHTTP2 tells).
+    private var openStreams = 0
+    /// The highest stream id the client opened: what `GOAWAY` says was processed.
+    private var lastStream: HTTP2StreamID = .rootStream
+    private var idleTimer: ActivityTimer?
 
     init(shared: RecordingContext, state: H2ConnectionState) {
         self.shared = shared
         self.state = state
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard let limit = shared.configuration.idleTimeout else { return }
+        let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
+        idleTimer = timer
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer.start(counts: { [weak self] in self?.openStreams == 0 }, expired: { [weak self] in self?.idleTimedOut(context: bound.value) })
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer?.stop()
+        idleTimer = nil
+    }
+
+    /// No stream was open for `--idle-timeout`: `GOAWAY` (no error) and a close, as servers
+    /// close idle connections. PINGs and SETTINGS do not keep a connection open.
+    private func idleTimedOut(context: ChannelHandlerContext) {
+        idleTimer = nil
+        guard context.channel.isActive else { return }
+        state.closedByProxy = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil)))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -20,6 +52,14 @@ final class H2ConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let created = event as? NIOHTTP2StreamCreatedEvent {
+            openStreams += 1
+            if created.streamID > lastStream { lastStream = created.streamID }
+            idleTimer?.touch()
+        } else if event is StreamClosedEvent {
+            openStreams = max(0, openStreams - 1)
+            idleTimer?.touch()
+        }
         if let e = event as? ChannelEvent, e == .inputClosed {
             // The client half-closed its socket: HTTP/2 has nothing more to receive from it, and
             // the streams still open settle on the close (ClientWireHandler has read TCP_INFO).
@@ -30,6 +70,8 @@ final class H2ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        idleTimer?.stop()
+        idleTimer = nil
         // ClientWireHandler, first in the pipeline, has read TCP_INFO at the close by now.
         state.connectionClosed()
         shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? .proxy : .client, requests: state.requests)))

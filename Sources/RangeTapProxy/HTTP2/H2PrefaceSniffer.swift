@@ -55,6 +55,10 @@ final class H2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
         if let bytes = held {
             held = nil
             context.fireChannelRead(NIOAny(bytes))
+            // Outside the read that brought them (the handlers were switched in between): the
+            // read's end too, or what the bytes asked for (a SETTINGS ACK, a response to a
+            // HEADERS frame sent with the preface) would wait for the client's next frame.
+            context.fireChannelReadComplete()
         }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }

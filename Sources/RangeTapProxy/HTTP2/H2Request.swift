@@ -52,6 +52,12 @@ struct H2Request {
         return headers
     }
 
+    /// Whether `text` can be an `:authority`: `[userinfo@]host[:port]`, with none of the bytes
+    /// that would end it inside a URL (`/`, `?`, `#`, `\`), no whitespace and no controls.
+    static func isAuthority(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { b in b > 0x20 && b != 0x7F && b != UInt8(ascii: "/") && b != UInt8(ascii: "?") && b != UInt8(ascii: "#") && b != UInt8(ascii: "\\") }
+    }
+
     /// The declared `content-length`, if any.
     var contentLength: Int? {
         fields.first { $0.name == "content-length" }.flatMap { Int($0.value.trimmingHTTPWhitespace()) }

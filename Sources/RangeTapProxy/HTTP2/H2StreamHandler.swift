@@ -47,6 +47,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     private var lastDataWrite: EventLoopFuture<Void>?
     /// The client's `RST_STREAM` error code, when it reset the stream.
     private var reset: HTTP2ErrorCode?
+    /// `--body-timeout`: answers 408 once the request body received nothing that long.
+    private var bodyTimer: ActivityTimer?
 
     init(shared: RecordingContext, state: H2ConnectionState, session: ClientSession) {
         self.shared = shared
@@ -63,6 +65,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        bodyTimer?.stop()
+        bodyTimer = nil
     }
 
     // MARK: The request
@@ -72,6 +76,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         case .headers(let headers):
             if pending == nil && driver == nil && !answered {
                 received(H2Request(headers.headers), context: context)
+                if !headers.endStream, pending != nil { startBodyTimer(context: context) }
             }
             if headers.endStream { requestEnded(context: context) }
         case .data(let frame):
@@ -80,6 +85,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
                 return
             }
             pending = nil
+            bodyTimer?.touch()
             if (p.body?.readableBytes ?? 0) + buffer.readableBytes > shared.configuration.maxRequestBody {
                 refuseTooLarge(p, context: context)
                 return
@@ -98,12 +104,18 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         let id = shared.nextExchangeID()
         let originKnown = session.origin != nil || shared.configuration.upstream != nil
         let target = request.target(originKnown: originKnown)
+        if let authority = request.authority, !H2Request.isAuthority(authority) {
+            // `host/evil?` would change the path the origin sees (RFC 9113 §8.3.1: a malformed request).
+            recordRequest(request, t: t, exchange: id, target: target, url: nil)
+            refuse(exchange: id, status: .badRequest, message: ":authority \"\(TerminalText.escapingControls(String(authority.prefix(200))))\" is not host[:port]", context: context)
+            return
+        }
         if request.method == "CONNECT" {
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
             refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
             return
         }
-        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost) {
+        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil) {
         case .success(let url):
             let p = Pending(request: request, target: target, t: t, exchange: id, url: url)
             if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
@@ -118,15 +130,49 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     }
 
     private func requestEnded(context: ChannelHandlerContext) {
+        bodyTimer?.stop()
+        bodyTimer = nil
         guard !answered, let p = pending else { return }
         pending = nil
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
+        let got = p.body?.readableBytes ?? 0
+        if let declared = p.request.contentLength, declared != got {
+            // RFC 9113 §8.1.1: a content-length its DATA frames do not add up to is malformed;
+            // forwarding the DATA's length instead would tell the origin something the client
+            // did not send.
+            refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried \(got) bytes; nothing was forwarded", context: context)
+            return
+        }
         start(p, context: context)
     }
 
     private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
         refuse(exchange: p.exchange, status: .payloadTooLarge, message: "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size", context: context)
+    }
+
+    private func startBodyTimer(context: ChannelHandlerContext) {
+        guard let limit = shared.configuration.bodyTimeout else { return }
+        let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
+        bodyTimer = timer
+        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.pending != nil && self?.answered == false }, expired: { [weak self] in self?.bodyTimedOut(after: limit) })
+    }
+
+    /// The request body received nothing for `--body-timeout`: the request is recorded with the
+    /// error, answered 408 and the stream reset (NO_ERROR: the client need send no more); the
+    /// connection's other streams go on.
+    private func bodyTimedOut(after limit: TimeAmount) {
+        bodyTimer = nil
+        guard let context, let p = pending, !answered else { return }
+        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
+        let got = p.body?.readableBytes ?? 0
+        let declared = p.request.contentLength.map { " of \($0)" } ?? ""
+        let message = "the request body received nothing for \(Double(limit.nanoseconds) / 1e9) s (--body-timeout; \(got)\(declared) bytes had arrived); rangetap reset the stream and forwarded nothing"
+        answered = true
+        pending = nil
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408)))
+        respond(.requestTimeout, message: message, context: context)
+        context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
     }
 
     private func refuse(exchange id: Int, status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
@@ -359,6 +405,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
 
     func channelInactive(context: ChannelHandlerContext) {
         defer { context.fireChannelInactive() }
+        bodyTimer?.stop()
+        bodyTimer = nil
         if let p = pending, !answered {
             // Reset or cut before its request was whole: recorded, never forwarded.
             pending = nil

@@ -5,23 +5,43 @@ import NIOTLS
 import RangeTapCore
 import Synchronization
 
-/// Whether an https origin speaks HTTP/2, learned before rangetap answers a client's CONNECT, so
-/// the client is offered `h2` only when it would have got it from the origin itself: one TLS
-/// handshake to the origin offering `h2` and `http/1.1` by ALPN, then closed; the answer is kept
-/// per `host:port` for the life of the recording. Failures (the origin unreachable, a timeout)
-/// count as "no", are not kept, and the client's own request then reports the real problem.
+/// What one TLS handshake with an https origin shows before rangetap answers a client's
+/// CONNECT: whether it speaks HTTP/2 (the client is offered `h2` only when it would have got it
+/// from the origin itself), and whether its certificate verifies as libcurl will verify it (the
+/// system's CAs, `--upstream-cacert`, the host's name; not with `--insecure`). An origin that
+/// does not verify gets no tunnel: rangetap will not present a valid certificate of its own for
+/// it (the CONNECT is answered 502 instead, docs/https.md). A verified answer is kept per
+/// `host:port` for the life of the recording; failures (unreachable, a timeout, a bad
+/// certificate) are not kept, and an unreachable origin is reported by the client's own request.
 final class OriginProtocols: Sendable {
     /// How long the handshake may take before the answer is "no".
     static let timeout = TimeAmount.seconds(3)
 
+    /// What the handshake showed.
+    struct Probe: Equatable, Sendable {
+        /// Whether the origin negotiated `h2`.
+        var http2: Bool
+        /// Why the origin's certificate failed verification, when it did.
+        var unverified: String?
+    }
+
     private let known = Mutex<[String: Bool]>([:])
     private let context: NIOSSLContext?
+    /// Whether the probe verifies the origin (not under `--insecure`).
+    let verifies: Bool
 
-    init() {
+    /// A prober that verifies the origin unless `insecure`, trusting the system's CAs and those
+    /// in `extraCAFile` (`--upstream-cacert`).
+    init(insecure: Bool = false, extraCAFile: String? = nil) {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        // Only ALPN is wanted here: libcurl verifies the origin on the real request.
-        configuration.certificateVerification = .none
         configuration.applicationProtocols = ["h2", "http/1.1"]
+        verifies = !insecure
+        if insecure {
+            configuration.certificateVerification = .none
+        } else {
+            configuration.certificateVerification = .fullVerification
+            if let extraCAFile { configuration.additionalTrustRoots = [.file(extraCAFile)] }
+        }
         context = try? NIOSSLContext(configuration: configuration)
     }
 
@@ -30,10 +50,11 @@ final class OriginProtocols: Sendable {
         known.withLock { $0["\(host):\(port)"] }
     }
 
-    /// Whether `host:port` negotiates `h2`, from the cache or by a handshake on `loop`.
-    func speaksHTTP2(host: String, port: Int, on loop: any EventLoop) -> EventLoopFuture<Bool> {
-        if let answer = cached(host: host, port: port) { return loop.makeSucceededFuture(answer) }
-        guard let context else { return loop.makeSucceededFuture(false) }
+    /// Whether `host:port` negotiates `h2`, and whether it verifies: from the cache or by a
+    /// handshake on `loop`.
+    func probe(host: String, port: Int, on loop: any EventLoop) -> EventLoopFuture<Probe> {
+        if let answer = cached(host: host, port: port) { return loop.makeSucceededFuture(Probe(http2: answer)) }
+        guard let context else { return loop.makeSucceededFuture(Probe(http2: false)) }
         let promise = loop.makePromise(of: Bool.self)
         let serverName = IPAddressLiteral(host) != nil ? nil : host
         ClientBootstrap(group: loop)
@@ -54,12 +75,27 @@ final class OriginProtocols: Sendable {
                     promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
                 }
             }
+        let verifies = self.verifies
         return promise.futureResult
             .map { [self] h2 in
                 known.withLock { $0["\(host):\(port)"] = h2 }
-                return h2
+                return Probe(http2: h2)
             }
-            .recover { _ in false }
+            .recover { error in
+                guard verifies, let reason = Self.verificationFailure(error) else { return Probe(http2: false) }
+                return Probe(http2: false, unverified: reason)
+            }
+    }
+
+    /// What a failed handshake says, when it failed on the origin's certificate (its chain, or
+    /// the name in it); nil for any other failure.
+    static func verificationFailure(_ error: any Error) -> String? {
+        if let extra = error as? NIOSSLExtraError {
+            return "its certificate does not name it (\(extra))"
+        }
+        let text = "\(error)"
+        guard text.contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
+        return "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(TLSSessionHandler.reasonCodes(text).joined(separator: ", ")))"
     }
 }
 

@@ -5,10 +5,17 @@ import RangeTapCore
 
 /// `rangetap shape` talks to a running `record` through its own listener: a request for the
 /// reserved host `rangetap.invalid` (RFC 2606: it can never be a real origin), in absolute form
-/// or by its Host field, from a loopback peer.
+/// or by its Host field, on the plain listener (never inside a tunnel), from a loopback peer.
+/// A web page in a browser that uses the proxy can make such a request too, so the endpoint
+/// answers only what a page cannot send without a CORS preflight nobody answers, and only with
+/// the run's secret (mitmproxy's CVE-2025-23217 was a control endpoint any page could drive):
 ///
-/// - `GET http://rangetap.invalid/shape`: the spec in force.
-/// - `PUT http://rangetap.invalid/shape?SPEC`: a new spec from now on (`rate=500kbit`, `off`, …).
+/// - `POST http://rangetap.invalid/shape` with `Content-Type: application/x-rangetap-control`
+///   (no form or text type a page may send freely) and `Rangetap-Token:` the run's
+///   ``ControlToken``: the spec in force; with `?SPEC` (`rate=500kbit`, `off`, …) a new spec
+///   from now on.
+/// - A request that carries an `Origin` field (browsers add one; `rangetap shape` never does)
+///   gets no answer at all: the connection is closed.
 public enum LinkControlRequest {
     /// The reserved host name.
     public static let host = "rangetap.invalid"
@@ -31,32 +38,45 @@ public enum LinkControlRequest {
     private static let absolutePrefix = Array("http://\(host)".utf8)
     private static let hostBytes = Array(host.utf8)
 
-    /// The status and text of the answer to `head`, after carrying it out.
-    static func answer(_ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext) -> (HTTPResponseStatus, String) {
+    /// The content type a control request carries: not one of the CORS-safelisted types
+    /// (`text/plain`, forms), so a page cannot send it cross-origin without a preflight.
+    public static let contentType = "application/x-rangetap-control"
+    /// The field that carries the run's token.
+    public static let tokenField = "Rangetap-Token"
+
+    /// The status and text of the answer to `head`, after carrying it out; nil when the request
+    /// gets no answer (it came from a web page: the connection is closed).
+    static func answer(_ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext) -> (HTTPResponseStatus, String)? {
+        if head.headers.contains(name: "origin") { return nil }
         guard peer.map(isLoopback) ?? false else {
             return (.forbidden, "rangetap: the link can only be changed from this machine (127.0.0.1)\n")
+        }
+        guard head.method == .POST else {
+            return (.methodNotAllowed, "rangetap: control requests are POST (rangetap shape sends them)\n")
+        }
+        let type = head.headers.first(name: "content-type").map { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "" }
+        guard type == contentType else {
+            return (.unsupportedMediaType, "rangetap: a control request carries Content-Type: \(contentType) (rangetap shape sends it)\n")
+        }
+        guard ControlToken.matches(head.headers.first(name: tokenField), context.controlToken) else {
+            return (.forbidden, "rangetap: missing or wrong \(tokenField); rangetap shape reads this run's token from \(ControlToken.path(port: context.boundPort.load(ordering: .relaxed)))\n")
         }
         let target = URLParts(head.uri)
         let path = String(target.path)
         guard path == "/shape" else {
             return (.notFound, "rangetap: unknown control path \(path); use /shape\n")
         }
-        switch head.method {
-        case .GET:
+        guard let query = target.query.map(String.init), !query.isEmpty else {
             guard let shape = context.shape else { return (.ok, "off (record was started without --shape)\n") }
             return (.ok, shape.current.spec.description + "\n")
-        case .PUT, .POST:
-            let query = target.query.map(String.init) ?? ""
-            let text = query.removingPercentEncoding ?? query
-            do {
-                let spec = try ShapeSpec(parsing: text)
-                try context.reshape(spec)
-                return (.ok, spec.description + "\n")
-            } catch {
-                return (.badRequest, "rangetap: \(error)\n")
-            }
-        default:
-            return (.methodNotAllowed, "rangetap: use GET or PUT on /shape\n")
+        }
+        let text = query.removingPercentEncoding ?? query
+        do {
+            let spec = try ShapeSpec(parsing: text)
+            try context.reshape(spec)
+            return (.ok, spec.description + "\n")
+        } catch {
+            return (.badRequest, "rangetap: \(error)\n")
         }
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+import RangeTapCore
+import RangeTapProxy
+import RangeTapTestSupport
+import Testing
+
+/// `--idle-timeout` and `--body-timeout` (issue 37, item 10): silent connections were never
+/// closed (10,200 of them took all 20,000 descriptors) and a complete head followed by a body
+/// that never came escaped `--head-timeout`. Raw sockets and a Python h2 client against nginx
+/// through the proxy, with short limits; the capture and nginx's log are the truth.
+@Suite(.serialized)
+struct ConnectionTimeoutTests {
+    let nginx: NginxServer
+
+    init() throws {
+        let dir = Paths.temporaryDirectory("timeout-www")
+        try Data(repeating: 5, count: 1 << 20).write(to: URL(fileURLWithPath: dir + "/m.bin"))
+        try Data("ok".utf8).write(to: URL(fileURLWithPath: dir + "/ok.txt"))
+        nginx = try NginxServer(root: dir)
+    }
+
+    func closes(_ capture: RecordedCapture) -> [ConnectionCloseEvent] {
+        capture.events("conn.close").compactMap { if case .connectionClose(let e) = $0 { e } else { nil } }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aSilentConnectionAndAnIdleKeepAliveOneAreClosed() async throws {
+        let proxy = try await ProxyHarness { $0.idleTimeoutMs = 300 }
+        let silent = try RawClient(port: proxy.port)
+        let kept = try RawClient(port: proxy.port)
+        try kept.send("GET \(nginx.url("ok.txt")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        // The response, then the proxy's close once the connection was idle.
+        let answer = try kept.readToClose().latin1
+        #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("\r\n\r\nok"), "\(answer)")
+        #expect(try silent.readToClose().isEmpty)
+        let capture = try await proxy.stopAndRead()
+        #expect(closes(capture).count == 2 && closes(capture).allSatisfy { $0.by == .proxy }, "\(closes(capture))")
+        #expect(capture.requests.first?.outcome == .complete)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aResponseInFlightIsNotIdle() async throws {
+        let proxy = try await ProxyHarness { $0.idleTimeoutMs = 200 }
+        // About 4 s of reading at 256 KiB/s, twenty idle limits: the exchange is in flight throughout.
+        let r = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "--limit-rate", "256K", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", nginx.url("m.bin")])
+        #expect(r.text == "200 1048576", "\(r.text) \(r.stderr)")
+        let capture = try await proxy.stopAndRead()
+        #expect(capture.requests.first?.outcome == .complete)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aStalledRequestBodyIsAnswered408AndNothingIsForwarded() async throws {
+        let proxy = try await ProxyHarness { $0.bodyTimeoutMs = 300 }
+        let client = try RawClient(port: proxy.port)
+        try client.send("POST \(nginx.url("ok.txt")) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc")
+        let answer = try client.readToClose().latin1
+        #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(answer)")
+        #expect(answer.contains("--body-timeout") && answer.contains("3 of 100 bytes"))
+        #expect(nginx.accessLog().isEmpty, "the stalled request reached the origin: \(nginx.accessLog())")
+        let capture = try await proxy.stopAndRead()
+        let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 1 && errors.first?.kind == .bodyTimeout && errors.first?.status == 408 && errors.first?.exchange != nil, "\(errors)")
+        #expect(capture.requests.count == 1, "the request is recorded")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anIdleHTTP2ConnectionGetsGOAWAYAndAClose() async throws {
+        let proxy = try await ProxyHarness { $0.idleTimeoutMs = 300 }
+        let client = try RawClient(port: proxy.port)
+        // The h2c preface and an empty SETTINGS frame, then nothing.
+        try client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
+        let bytes = try client.readToClose()
+        var types: [UInt8] = []
+        var goAwayError: UInt32?
+        var i = 0
+        while i + 9 <= bytes.count {
+            let length = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
+            types.append(bytes[i + 3])
+            if bytes[i + 3] == 7, i + 9 + 8 <= bytes.count {
+                goAwayError = bytes[(i + 13)..<(i + 17)].reduce(0) { $0 << 8 | UInt32($1) }
+            }
+            i += 9 + length
+        }
+        #expect(types.contains(7) && goAwayError == 0, "frames \(types) in \(bytes.count) bytes: a GOAWAY with NO_ERROR before the close")
+        let capture = try await proxy.stopAndRead()
+        #expect(closes(capture).first?.by == .proxy)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aStalledHTTP2BodyResetsItsStreamOnly() async throws {
+        let proxy = try await ProxyHarness { $0.bodyTimeoutMs = 300 }
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_stalled_body.py",
+            "--proxy", "127.0.0.1:\(proxy.port)", "--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt",
+            "--declared", "100", "--send", "3", "--then", "/ok.txt", "--wait", "10"], timeout: 30)
+        try #require(r.status == 0, "\(r.stderr)")
+        struct Out: Decodable {
+            struct Stalled: Decodable { var status: Int?; var reset: Int? }
+            struct Then: Decodable { var status: Int?; var bytes: Int }
+            var stalled: Stalled
+            var then: Then
+            var goaway: Bool
+        }
+        let out = try JSONDecoder().decode(Out.self, from: r.stdout)
+        #expect(out.stalled.status == 408 && out.stalled.reset == 0, "\(r.text)")
+        #expect(out.then.status == 200 && out.then.bytes == 2 && !out.goaway, "the connection serves on: \(r.text)")
+        #expect(nginx.accessLog().count == 1, "only the second request reached nginx: \(nginx.accessLog())")
+        let capture = try await proxy.stopAndRead()
+        let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.map(\.kind) == [.bodyTimeout], "\(errors)")
+    }
+}
