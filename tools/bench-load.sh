@@ -48,6 +48,9 @@
 #                        (`swift build -c release --product rangetap --static-swift-stdlib`)
 #   BENCH_KEEP_TMP=1     keep the temp dir (logs, wrk outputs; captures are removed after each run)
 #   BENCH_TMPDIR (/tmp)  where the temp dir goes (a 512 KiB run with bodies writes gigabytes)
+#   BENCH_AB_BASELINE=BIN  after the report, an A/B of this rangetap against BIN (the previous
+#                        main's release build) in the same run: tools/bench-ab.sh BIN THIS (its
+#                        player-load requests/s, CPU per GiB, TTFB and RSS, and the hashrelay floor)
 # Packages: nginx-light, wrk and curl with apt-get when missing (as root); mitmproxy with pip into
 # tools/.venv, as tools/bench-proxy.sh does (when that fails the mitm rows say "not run: reason").
 # The report goes to stdout, progress to stderr. Exit status: 0 all PASS, 1 a FAIL, 2 setup failure.
@@ -264,6 +267,11 @@ done
 target_row "wrk non-2xx/3xx responses, all runs" "$bad_non2xx" "0" "$([[ $bad_non2xx == 0 ]] && echo 1 || echo 0)"
 target_row "curl check after each run: status 200, exact bytes" "$bad_body bad" "0 bad" "$([[ $bad_body == 0 ]] && echo 1 || echo 0)"
 target_row "rangetap captures: exchanges = wrk + 1, +0..$CONNS; exit 0" "$bad_cap bad" "0 bad" "$([[ $bad_cap == 0 ]] && echo 1 || echo 0)"
+if [[ -n ${BENCH_AB_BASELINE:-} ]]; then
+  echo
+  echo "# A/B against BENCH_AB_BASELINE=$BENCH_AB_BASELINE (tools/bench-ab.sh)"
+  "$SCRIPT_DIR/bench-ab.sh" "$BENCH_AB_BASELINE" "$BIN" || FAILS=$((FAILS + 1))
+fi
 if ((FAILS)); then
   echo "# $FAILS FAIL"
   exit 1

@@ -118,6 +118,9 @@
 #                         samples, the buffering mitmproxy row cut at 30 s; explicit knobs win
 #   BENCH_KEEP_TMP=1      keep the temp dir (logs) after the run
 #   BENCH_GDB=1           a process that needs SIGKILL first has its threads' stacks saved (gdb)
+#   BENCH_AB_BASELINE=BIN after the report, an A/B of this rangetap against BIN (the previous
+#                         main's release build) in the same run: tools/bench-ab.sh BIN THIS, with
+#                         BENCH_SIZE_MB and BENCH_ROUNDS (a change to the exchange path prints it)
 #   BENCH_CURL_MAX_TIME (600)  per-transfer time limit for the big GET
 # Progress goes to stderr; the report goes to stdout.
 set -euo pipefail
@@ -1306,4 +1309,9 @@ if [[ -n ${BENCH_OUT:-} ]]; then
   report | tee "$BENCH_OUT"
 else
   report
+fi
+if [[ -n ${BENCH_AB_BASELINE:-} && -n $RT_BIN ]]; then
+  echo
+  echo "# A/B against BENCH_AB_BASELINE=$BENCH_AB_BASELINE (tools/bench-ab.sh)"
+  BENCH_SIZE_MB=$SIZE_MB BENCH_ROUNDS=$ROUNDS "$SCRIPT_DIR/bench-ab.sh" "$BENCH_AB_BASELINE" "$RT_BIN" | tee -a "${BENCH_OUT:-/dev/null}"
 fi
