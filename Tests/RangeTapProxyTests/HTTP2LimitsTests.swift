@@ -1,6 +1,6 @@
 import Foundation
 import RangeTapCore
-import RangeTapProxy
+@testable import RangeTapProxy
 import RangeTapTestSupport
 import Testing
 
@@ -52,6 +52,38 @@ struct HTTP2LimitsTests {
         }
         #expect(types.contains(1) && ended && body == Array("ok".utf8), "frames \(types)")
         #expect(types.contains(4), "the server's SETTINGS (and the ACK of the client's)")
+        client.close()
+        _ = try await proxy.stopAndRead()
+    }
+
+    /// A client announcing `SETTINGS_HEADER_TABLE_SIZE` 2³¹−1 (issue 37, item 9) made the
+    /// proxy's HPACK encoder keep every response header for the connection's life: the first
+    /// response's header block told the client the table was now 2³¹−1 bytes. Now the encoder's
+    /// table is capped: the size update it sends is the cap.
+    @Test(.timeLimit(.minutes(1))) func aHugeHeaderTableSizeIsCapped() async throws {
+        let proxy = try await ProxyHarness()
+        let client = try RawClient(port: proxy.port, timeoutSeconds: 5)
+        try client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            + [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 1, 0x7F, 0xFF, 0xFF, 0xFF]
+            + getHeaders(authority: "127.0.0.1:\(nginx.port)", path: "/ok.txt"))
+        var block: [UInt8]?
+        for _ in 0..<20 where block == nil {
+            let f = try frame(client)
+            if f.type == 1, f.stream == 1 { block = f.payload }
+        }
+        let b = try #require(block, "no response HEADERS")
+        // A dynamic table size update (001xxxxx, a 5-bit prefix integer) opens the block.
+        try #require(b.first.map { $0 & 0xE0 == 0x20 } == true, "no size update: \(b.prefix(8))")
+        var size = UInt64(b[0] & 0x1F)
+        if size == 31 {
+            var shift: UInt64 = 0
+            for byte in b.dropFirst() {
+                size += UInt64(byte & 0x7F) << shift
+                shift += 7
+                if byte & 0x80 == 0 { break }
+            }
+        }
+        #expect(size <= UInt64(H2SettingsClamp.maxHeaderTableSize), "the encoder's table may grow to \(size) bytes")
         client.close()
         _ = try await proxy.stopAndRead()
     }

@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP2
 
 /// Builds an HTTP/2 client connection's pipeline after whatever carries its bytes (the socket,
-/// or TLS inside an intercepted tunnel): ``H2ReadCopier`` → ``H2WireTap`` → `NIOHTTP2Handler`
+/// or TLS inside an intercepted tunnel): ``H2ReadCopier`` → ``H2WireTap`` → ``H2SettingsClamp`` → `NIOHTTP2Handler`
 /// (its frame delegate the connection's ``H2FrameLedger``) → ``H2FrameTap`` →
 /// `HTTP2StreamMultiplexer` (one ``H2StreamHandler`` per stream) → ``H2ConnectionHandler``.
 enum H2Pipeline {
@@ -15,6 +15,7 @@ enum H2Pipeline {
         let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire), eventLoop: channel.eventLoop)
         try sync.addHandler(H2ReadCopier())
         try sync.addHandler(H2WireTap(ledger: state.value.ledger))
+        try sync.addHandler(H2SettingsClamp())
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
