@@ -47,7 +47,12 @@ enum CaptureLineDiagnosis {
         guard String(validating: line, as: UTF8.self) != nil else {
             return "not valid UTF-8 (\(firstInvalidUTF8(line).map { "at byte \($0 + 1) of the line" } ?? "somewhere in the line"))"
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: line) else { return "not valid JSON" }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: line)
+        } catch {
+            return "not valid JSON (\(scannedProblem(line) ?? jsonProblem(error)))"
+        }
         guard case .object(let fields) = value else { return "not a JSON object but \(value.described)" }
         guard let typeValue = fields["type"] else { return "field \"type\" is missing" }
         guard case .string(let type) = typeValue else { return "field \"type\" must be a string, found \(typeValue.described)" }
@@ -56,6 +61,60 @@ enum CaptureLineDiagnosis {
             return "field \"\(key)\" must be \(kind.noun), found \(found.described)"
         }
         return nil
+    }
+
+    /// The deepest nesting an event line may have before it is named as the problem (events
+    /// nest three levels).
+    static let maxDepth = 64
+
+    /// What one pass over `line` finds wrong that the JSON parser only calls invalid: a nesting
+    /// deeper than ``maxDepth``, or a number no double holds (`1e400`). Nil when neither.
+    static func scannedProblem(_ line: Data) -> String? {
+        var depth = 0, deepest = 0
+        var inString = false, escaped = false
+        var number: [UInt8] = []
+        func numberProblem() -> String? {
+            defer { number.removeAll(keepingCapacity: true) }
+            guard !number.isEmpty, let text = String(bytes: number, encoding: .ascii), let value = Double(text), !value.isFinite else { return nil }
+            return "the number \(text.prefix(40)) does not fit in a double"
+        }
+        for b in line {
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                number.append(b)
+                continue
+            default:
+                if let problem = numberProblem() { return problem }
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        if let problem = numberProblem() { return problem }
+        return deepest > maxDepth ? "arrays or objects nested \(deepest) levels deep; an event nests at most 3" : nil
+    }
+
+    /// What the JSON parser found wrong, in its words (a nesting too deep, a number that does not
+    /// fit, a character where none may be), at most 200 characters.
+    static func jsonProblem(_ error: any Error) -> String {
+        var text: String
+        if case DecodingError.dataCorrupted(let context) = error {
+            text = context.debugDescription
+            if let underlying = context.underlyingError { text += ": \(underlying)" }
+        } else {
+            text = "\(error)"
+        }
+        text = TerminalText.escapingControls(text)
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 
     /// Index of the first byte that is not part of valid UTF-8.

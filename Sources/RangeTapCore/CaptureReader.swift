@@ -21,6 +21,10 @@ public final class CaptureReader {
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         self.path = dir
         let eventsPath = dir + "/events.jsonl"
+        // Opening a FIFO for reading waits for a writer: every reader (and serve) would hang.
+        if let kind = Self.notRegular(eventsPath) {
+            throw .cannotOpen(path: dir, reason: "its events.jsonl is \(kind), not a regular file")
+        }
         guard let handle = FileHandle(forReadingAtPath: eventsPath) else {
             throw .cannotOpen(path: dir, reason: FileManager.default.fileExists(atPath: dir) ? "it has no readable events.jsonl" : "no such file or directory")
         }
@@ -36,6 +40,12 @@ public final class CaptureReader {
     /// Calls `body` with every complete event after the header, in file order, reading in
     /// blocks so memory does not grow with the capture.
     public func forEachEvent(_ body: (CaptureEvent) throws -> Void) throws {
+        if let kind = Self.notRegular(path + "/events.jsonl") {
+            throw CaptureError.cannotOpen(path: path, reason: "its events.jsonl is \(kind), not a regular file")
+        }
+        if FileManager.default.fileExists(atPath: path + "/body.bin"), let kind = Self.notRegular(path + "/body.bin") {
+            throw CaptureError.cannotOpen(path: path, reason: "its body.bin is \(kind), not a regular file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path + "/events.jsonl") else {
             throw CaptureError.cannotOpen(path: path, reason: "events.jsonl disappeared")
         }
@@ -49,6 +59,11 @@ public final class CaptureReader {
             let block = try handle.read(upToCount: 1 << 20) ?? Data()
             if block.isEmpty { break }
             lines.append(block)
+            if lines.pendingCount > Self.maxLine {
+                // No event is near this long (a 100 MB header line is read); a longer one would
+                // only grow the reader's memory with the file.
+                throw CaptureError.malformedEvent(line: lineNumber + 1, reason: "longer than \(Self.maxLine >> 20) MiB without a line end: this is no capture's event line (the file is damaged or not a capture)")
+            }
             while let line = lines.nextLine() {
                 lineNumber += 1
                 guard lineNumber > 1, !line.isEmpty,
@@ -62,6 +77,24 @@ public final class CaptureReader {
             }
         }
         truncatedTail = lines.pendingCount > 0
+    }
+
+    /// The longest event line read (a line of 100 MB, a header line that long, is read).
+    public static let maxLine = 256 << 20
+
+    /// What `path` is when it exists and is no regular file ("a FIFO", "a directory", …); nil
+    /// for a regular file or nothing there (a symbolic link is followed).
+    static func notRegular(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a file"
+        }
     }
 
     /// Whether `body.bin` has at least `end` bytes; looks at the file again only when the
@@ -83,7 +116,10 @@ public final class CaptureReader {
     /// The recorded bytes of one chunk, read from `body.bin`.
     public func bytes(of chunk: ChunkEvent) throws(CaptureError) -> Data {
         guard header.bodies, let at = chunk.bodyOffset else { throw .bodiesNotRecorded(path: path) }
-        if bodyHandle == nil { bodyHandle = FileHandle(forReadingAtPath: path + "/body.bin") }
+        if bodyHandle == nil {
+            if let kind = Self.notRegular(path + "/body.bin") { throw .cannotOpen(path: path, reason: "its body.bin is \(kind), not a regular file") }
+            bodyHandle = FileHandle(forReadingAtPath: path + "/body.bin")
+        }
         guard let handle = bodyHandle else { throw .cannotOpen(path: path, reason: "it has no readable body.bin") }
         // Never seek to a negative offset or allocate for a size body.bin cannot hold.
         guard at >= 0, chunk.size >= 0, let end = at.addingChecked(Int64(chunk.size)), bodyHolds(end) else {

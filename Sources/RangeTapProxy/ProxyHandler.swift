@@ -177,7 +177,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                 tunnels.start(head: head, exchange: id, connection: connectionID, handler: self, context: context)
                 return
             }
-            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil) {
+            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil, upstreamName: session.origin == nil ? "--upstream" : "the tunnel's origin") {
             case .success(let url):
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {

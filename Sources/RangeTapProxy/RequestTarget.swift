@@ -12,8 +12,9 @@ enum RequestTarget {
     /// A target that reaches the proxy itself — by address, see ``ProxyAddress`` — is refused
     /// (it would loop). `listenHost`, when given, also counts the listen address as the proxy's.
     /// `confinedTo`, a reverse proxy's upstream without `--forward`: absolute-form targets for
-    /// any other origin are refused (403).
-    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil, confinedTo: String? = nil) -> Result<String, Refusal> {
+    /// any other origin are refused (403). `upstreamName` says in a refusal what `upstream` is
+    /// (`--upstream`, or an intercepted tunnel's origin).
+    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil, confinedTo: String? = nil, upstreamName: String = "--upstream") -> Result<String, Refusal> {
         if let scheme = HTTPScheme(url: target) {
             if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: scheme == .https, listenHost: listenHost) {
                 return .failure(Refusal(status: .loopDetected, message: "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"))
@@ -30,7 +31,7 @@ enum RequestTarget {
             while base.hasSuffix("/") { base.removeLast() }
             let url = base + target
             if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: HTTPScheme(url: base) == .https, listenHost: listenHost) {
-                return .failure(Refusal(status: .loopDetected, message: "--upstream \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"))
+                return .failure(Refusal(status: .loopDetected, message: "\(upstreamName) \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"))
             }
             return .success(url)
         }

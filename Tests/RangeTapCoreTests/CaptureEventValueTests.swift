@@ -8,7 +8,7 @@ import Testing
     /// Each case with the string a capture holds for it (docs/capture-format.md).
     static let kinds: [(ErrorEvent.Kind, String)] = [
         (.badRequest, "bad-request"), (.refused, "refused"), (.upstream, "upstream"), (.upstreamTimeout, "upstream-timeout"),
-        (.interrupted, "interrupted"), (.client, "client"), (.headTimeout, "head-timeout"), (.tls, "tls"), (.fault, "fault"),
+        (.interrupted, "interrupted"), (.client, "client"), (.headTimeout, "head-timeout"), (.bodyTimeout, "body-timeout"), (.tls, "tls"), (.fault, "fault"),
     ]
     static let closers: [(ConnectionCloseEvent.Closer, String)] = [(.client, "client"), (.proxy, "proxy")]
 

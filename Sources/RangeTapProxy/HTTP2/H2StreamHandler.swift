@@ -115,7 +115,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
             return
         }
-        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil) {
+        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil, upstreamName: session.origin == nil ? "--upstream" : "the tunnel's origin") {
         case .success(let url):
             let p = Pending(request: request, target: target, t: t, exchange: id, url: url)
             if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
