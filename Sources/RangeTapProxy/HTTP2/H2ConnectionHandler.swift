@@ -87,6 +87,14 @@ final class H2ConnectionHandler: ChannelInboundHandler {
             // One stream's end, reported on the connection too: its stream handler records it.
             return
         }
+        if error is any NIOHTTP2Error, !state.ledger.sentGoAway {
+            // A stream error (RFC 9113 §5.4.2: a WINDOW_UPDATE of 0 on a stream, a field
+            // NIOHTTP2 refuses): NIOHTTP2 has reset that stream only (a connection error comes
+            // after its GOAWAY); the connection's other streams go on.
+            let stream = (error as? NIOHTTP2Errors.StreamError).map { " \($0.streamID.number)" } ?? ""
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest, message: "HTTP/2 stream\(stream) reset for a protocol error from the client: \(error)", status: nil)))
+            return
+        }
         state.closedByProxy = true
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest, message: "HTTP/2 protocol error from the client: \(error)", status: nil)))
         context.close(promise: nil)

@@ -47,10 +47,19 @@ final class H2FrameLedger: NIOHTTP2FrameDelegate {
     // MARK: NIOHTTP2FrameDelegate
 
     func wroteFrame(_ frame: HTTP2Frame) {
-        if case .data(let data) = frame.payload {
+        switch frame.payload {
+        case .data(let data):
             announced = (frame.streamID.number, data.data.readableBytes)
+        case .goAway:
+            sentGoAway = true
+        default:
+            break
         }
     }
+
+    /// Whether a GOAWAY was written: NIOHTTP2 writes one before it reports a connection error,
+    /// and only a RST_STREAM before a stream error (both reach the pipeline as the bare error).
+    private(set) var sentGoAway = false
 
     // MARK: From H2WireTap
 

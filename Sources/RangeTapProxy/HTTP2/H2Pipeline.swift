@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHPACK
 import NIOHTTP2
 
 /// Builds an HTTP/2 client connection's pipeline after whatever carries its bytes (the socket,
@@ -19,7 +20,10 @@ enum H2Pipeline {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
+            // What NIOHTTP2's HPACK decoder enforces until the client acknowledged these
+            // settings (a larger value took effect only then: a bigger first request got a
+            // GOAWAY): the limit advertised is the limit enforced.
+            HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
         ]
         // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
         connection.contentLengthValidation = .disabled
