@@ -12,7 +12,10 @@ struct HTTP2LimitsTests {
     init() throws {
         let dir = Paths.temporaryDirectory("h2-limits-www")
         try Data("ok".utf8).write(to: URL(fileURLWithPath: dir + "/ok.txt"))
-        nginx = try NginxServer(root: dir)
+        try Data("big".utf8).write(to: URL(fileURLWithPath: dir + "/big.txt"))
+        // nginx reads its config in 4 KiB tokens: five fields of 3,500 bytes make the big head.
+        let big = (1...5).map { "add_header X-Big\($0) \(String(repeating: "b", count: 3_500));" }.joined(separator: " ")
+        nginx = try NginxServer(root: dir, extraServerConfig: "location = /big.txt { \(big) }")
     }
 
     /// One frame read from `client`: type, flags, stream, payload.
@@ -161,5 +164,24 @@ struct HTTP2LimitsTests {
         client.close()
         let capture = try await proxy.stopAndRead()
         #expect(capture.requests.contains { $0.outcome == .complete }, "stream 1's exchange ended")
+    }
+
+    /// A response head too large for one HTTP/2 frame (swift-nio-http2 writes no CONTINUATION
+    /// frames) failed the client's whole connection ("UnableToSerializeFrame", no GOAWAY, recorded
+    /// as the client's protocol error; issue 37, item 13). It is now a 502 on its stream, which
+    /// says why; over HTTP/1.1 the same head passes.
+    @Test(.timeLimit(.minutes(1))) func aResponseHeadTooLargeForOneFrameIsA502OnItsStream() async throws {
+        let proxy = try await ProxyHarness()
+        let h1 = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-D", "-", "-o", "/dev/null", nginx.url("big.txt")])
+        #expect(h1.text.hasPrefix("HTTP/1.1 200") && h1.text.contains("X-Big5: " + String(repeating: "b", count: 3_500)), "HTTP/1.1 carries it")
+        let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_request.py", "--proxy", "127.0.0.1:\(proxy.port)",
+            "--authority", "127.0.0.1:\(nginx.port)", "--path", "/big.txt"])
+        try #require(r.status == 0, "\(r.stderr)")
+        struct Out: Decodable { var status: Int?; var body: String }
+        let out = try JSONDecoder().decode(Out.self, from: r.stdout)
+        #expect(out.status == 502 && out.body.contains("CONTINUATION"), "\(r.text)")
+        let capture = try await proxy.stopAndRead()
+        let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 1 && errors.first?.kind == .upstream && errors.first?.status == 502, "\(errors.map(\.message))")
     }
 }

@@ -79,6 +79,10 @@ struct ExchangeStateMachine {
         case resumeUpstream
     }
 
+    /// The largest HTTP/2 response header list rangetap sends: one frame of the default size
+    /// (swift-nio-http2 writes no CONTINUATION frames).
+    static let maxHTTP2HeadList = 16_384
+
     /// At most this many interim (1xx) heads are relayed to the client per exchange.
     static let maxInterimRelayed = 32
 
@@ -208,6 +212,16 @@ struct ExchangeStateMachine {
                 let removed = fields.filter { HeaderLine(raw: $0).isNamed("content-length") }
                 fields.removeAll { HeaderLine(raw: $0).isNamed("content-length") }
                 changes.append(HeadChange(.contentLengthWithTransferEncoding, original: removed))
+            }
+            // swift-nio-http2 sends a header block in one HEADERS frame (no CONTINUATION): a
+            // block over the client's frame size would fail the whole connection. A head whose
+            // header list (RFC 9113 §6.5.2: name, value and 32 per field) exceeds one frame is
+            // answered 502 on its stream instead; HPACK makes most blocks smaller than that.
+            let listSize = fields.reduce(32 + 7 + 3) { $0 + $1.utf8.count - 2 + 32 }
+            if listSize > Self.maxHTTP2HeadList {
+                let message = "the origin's response head is \(listSize) bytes as an HTTP/2 header list, more than one HTTP/2 frame (\(Self.maxHTTP2HeadList)) holds; rangetap's HTTP/2 library cannot split it into CONTINUATION frames (over HTTP/1.1 it passes)"
+                settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
+                return .respondWithError(.badGateway, message: message)
             }
             let framing: ClientFraming = noBody ? .noBody : .http2
             let declared = framing == .http2 && transferEncoding.isEmpty ? length?.value.flatMap { ContentLength.parse(String($0)) } : nil
