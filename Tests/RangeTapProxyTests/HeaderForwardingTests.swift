@@ -34,6 +34,7 @@ struct HeaderForwardingTests {
             "Accept-Encoding: identity",
             "Accept:",
             "Expect:",
+            "Content-Type:",
         ])
     }
 
@@ -45,30 +46,32 @@ struct HeaderForwardingTests {
             ("X-Two", "2"),
             ("X-Three", "3"),
         ])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Three: 3", "Accept:", "Expect:"])
+        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Three: 3", "Accept:", "Expect:", "Content-Type:"])
     }
 
-    @Test func acceptAndExpectAreOnlyBlankedWhenAbsent() {
-        let withBoth = HTTPHeaders([("accept", "*/*"), ("Range", "bytes=5-"), ("EXPECT", "100-continue")])
-        #expect(HeaderForwarding.upstreamRequestLines(withBoth) == ["accept: */*", "Range: bytes=5-", "EXPECT: 100-continue"])
+    /// libcurl adds `Accept`, `Expect` (for large bodies) and `Content-Type` (for a body) of its
+    /// own unless told not to: each is blanked when the client sent none, and only then.
+    @Test func acceptExpectAndContentTypeAreOnlyBlankedWhenAbsent() {
+        let withAll = HTTPHeaders([("accept", "*/*"), ("Range", "bytes=5-"), ("EXPECT", "100-continue"), ("content-type", "text/plain")])
+        #expect(HeaderForwarding.upstreamRequestLines(withAll) == ["accept: */*", "Range: bytes=5-", "EXPECT: 100-continue", "content-type: text/plain"])
 
         let withAccept = HTTPHeaders([("Accept", "video/*")])
-        #expect(HeaderForwarding.upstreamRequestLines(withAccept) == ["Accept: video/*", "Expect:"])
+        #expect(HeaderForwarding.upstreamRequestLines(withAccept) == ["Accept: video/*", "Expect:", "Content-Type:"])
 
         let withExpect = HTTPHeaders([("Expect", "100-continue")])
-        #expect(HeaderForwarding.upstreamRequestLines(withExpect) == ["Expect: 100-continue", "Accept:"])
+        #expect(HeaderForwarding.upstreamRequestLines(withExpect) == ["Expect: 100-continue", "Accept:", "Content-Type:"])
 
-        #expect(HeaderForwarding.upstreamRequestLines(HTTPHeaders()) == ["Accept:", "Expect:"])
+        #expect(HeaderForwarding.upstreamRequestLines(HTTPHeaders()) == ["Accept:", "Expect:", "Content-Type:"])
     }
 
     @Test func emptyValuesAreSentAsEmptyNotRemoved() {
         let headers = HTTPHeaders([("X-Empty", ""), ("Accept", "")])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Empty;", "Accept;", "Expect:"])
+        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Empty;", "Accept;", "Expect:", "Content-Type:"])
     }
 
     @Test func duplicateFieldsAreAllForwarded() {
         let headers = HTTPHeaders([("X-Dup", "1"), ("Range", "bytes=0-1"), ("x-dup", "2")])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Dup: 1", "Range: bytes=0-1", "x-dup: 2", "Accept:", "Expect:"])
+        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Dup: 1", "Range: bytes=0-1", "x-dup: 2", "Accept:", "Expect:", "Content-Type:"])
     }
 
     @Test func clientResponseHeadersDropHopByHopAndKeepSpelling() {
