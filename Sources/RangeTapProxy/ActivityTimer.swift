@@ -65,5 +65,13 @@ final class ActivityTimer {
     }
 }
 
+extension ActivityTimer {
+    /// What a request body that timed out is recorded and answered with: the limit, what had
+    /// arrived of what was declared, and `then`, what rangetap did.
+    static func bodyTimeoutMessage(limit: TimeAmount, got: Int, declared: String?, then: String) -> String {
+        "the request body received nothing for \(Double(limit.nanoseconds) / 1e9) s (--body-timeout; \(got)\(declared.map { " of \($0)" } ?? "") bytes had arrived); \(then)"
+    }
+}
+
 @available(*, unavailable)
 extension ActivityTimer: Sendable {}

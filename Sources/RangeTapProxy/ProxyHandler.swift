@@ -177,7 +177,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                 tunnels.start(head: head, exchange: id, connection: connectionID, handler: self, context: context)
                 return
             }
-            switch RequestTarget.resolve(head.uri, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil, upstreamName: session.origin == nil ? "--upstream" : "the tunnel's origin") {
+            switch shared.resolve(head.uri, in: session) {
             case .success(let url):
                 let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
                 if declared > shared.configuration.maxRequestBody {
@@ -526,9 +526,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         pending = nil
         discardingBody = true
         recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
-        let got = p.body?.readableBytes ?? 0
-        let declared = p.head.headers.first(name: "content-length").map { " of \($0)" } ?? ""
-        let message = "the request body received nothing for \(Double(limit.nanoseconds) / 1e9) s (--body-timeout; \(got)\(declared) bytes had arrived); rangetap closed the connection and forwarded nothing"
+        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: p.body?.readableBytes ?? 0, declared: p.head.headers.first(name: "content-length"), then: "rangetap closed the connection and forwarded nothing")
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)))
         respond(.requestTimeout, message: message, keepAlive: false, context: context)
     }

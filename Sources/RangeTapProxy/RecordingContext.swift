@@ -34,6 +34,14 @@ final class RecordingContext: Sendable {
     /// requests for any origin are proxied.
     var confinedTo: String? { configuration.forward ? nil : configuration.upstream }
 
+    /// Where a request target of a client in `session` goes (``RequestTarget/resolve``): to the
+    /// intercepted tunnel's origin, or this recording's `--upstream` (and, without `--forward`,
+    /// nowhere else); never back to the proxy.
+    func resolve(_ target: String, in session: ClientSession) -> Result<String, RequestTarget.Refusal> {
+        let tunnel = session.origin != nil
+        return RequestTarget.resolve(target, upstream: session.origin ?? configuration.upstream, ownPort: boundPort.load(ordering: .relaxed), listenHost: configuration.listenHost, confinedTo: tunnel ? nil : confinedTo, upstreamName: tunnel ? "the tunnel's origin" : "--upstream")
+    }
+
     /// The secret `rangetap shape` shows to change the link (``ControlToken``).
     let controlToken: String
 

@@ -115,7 +115,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
             return
         }
-        switch RequestTarget.resolve(target, upstream: session.origin ?? shared.configuration.upstream, ownPort: shared.boundPort.load(ordering: .relaxed), listenHost: shared.configuration.listenHost, confinedTo: session.origin == nil ? shared.confinedTo : nil, upstreamName: session.origin == nil ? "--upstream" : "the tunnel's origin") {
+        switch shared.resolve(target, in: session) {
         case .success(let url):
             let p = Pending(request: request, target: target, t: t, exchange: id, url: url)
             if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
@@ -165,9 +165,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         bodyTimer = nil
         guard let context, let p = pending, !answered else { return }
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-        let got = p.body?.readableBytes ?? 0
-        let declared = p.request.contentLength.map { " of \($0)" } ?? ""
-        let message = "the request body received nothing for \(Double(limit.nanoseconds) / 1e9) s (--body-timeout; \(got)\(declared) bytes had arrived); rangetap reset the stream and forwarded nothing"
+        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: p.body?.readableBytes ?? 0, declared: p.request.contentLength.map(String.init), then: "rangetap reset the stream and forwarded nothing")
         answered = true
         pending = nil
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408)))
