@@ -38,6 +38,12 @@ public struct ProxyConfiguration: Sendable {
     public var flowHighWater: Int
     /// Resume when the backlog falls to this.
     public var flowLowWater: Int
+    /// Body bytes held for clients across the whole process (``BodyBudget``): responses waiting
+    /// for slow or stalled clients, request bodies waiting for libcurl (`--body-memory`).
+    public var bodyMemory: Int = 64 << 20
+    /// What the exchanges of one client connection may hold together (``ConnectionShare``): a
+    /// quarter of ``bodyMemory``.
+    var connectionShare: Int { max(FlowControl.smallestWindow, bodyMemory / 4) }
     /// Body bytes that may wait for the capture writer before the upstream transfer is held
     /// back (``CaptureWriter/Options/maxPendingBytes``); nil: ``effectiveCaptureBacklog``'s default.
     public var captureBacklogBytes: Int?

@@ -188,6 +188,8 @@ public final class ProxyServer: Sendable {
     /// Exchanges still held in memory (for leak checks): 0 once every exchange has ended and its
     /// connection is idle or closed.
     public var liveExchanges: Int { context.liveExchanges.load(ordering: .relaxed) }
+    /// Body bytes held for clients now, all exchanges together (``BodyBudget``).
+    public var bodyBytesHeld: Int { context.bodyBudget.bytesHeld }
 
     /// Open client connections (for leak checks).
     public var openClientConnections: Int { clients.count }

@@ -17,6 +17,8 @@ final class RecordingContext: Sendable {
     let intercept: InterceptContexts?
     /// Where the rounds of upstream transfers come from.
     let allocator = RoundBufferPool.allocator
+    /// Body bytes held for clients, across every exchange (`--body-memory`).
+    let bodyBudget: BodyBudget
     /// Which https origins speak HTTP/2 (asked before a client is offered `h2`).
     let originProtocols: OriginProtocols
     private let exchangeIDs = Atomic<Int>(0)
@@ -47,6 +49,7 @@ final class RecordingContext: Sendable {
 
     init(configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock, upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate()) {
         self.controlToken = controlToken
+        bodyBudget = BodyBudget(limit: configuration.bodyMemory)
         originProtocols = OriginProtocols(insecure: configuration.insecureUpstream, extraCAFile: configuration.upstreamCACertificates)
         self.intercept = intercept
         self.configuration = configuration

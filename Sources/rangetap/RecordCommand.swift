@@ -91,6 +91,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
     var upstreamIdleTimeout = "60s"
 
+    @Option(name: .long, help: ArgumentHelp("Body bytes rangetap may hold for its clients at once, all connections together (responses waiting for slow clients, request bodies waiting for the origin); beyond it transfers pause: 64m, 256m.", valueName: "SIZE"))
+    var bodyMemory = "64m"
+
     @OptionGroup var logging: VerboseOption
 
     /// `--client-sndbuf` in bytes.
@@ -105,7 +108,13 @@ struct RecordCommand: AsyncParsableCommand {
         do { return Int(try SizeText.bytes(bufferPool)) } catch { throw ValidationError("--buffer-pool: \(error)") }
     }
 
+    /// `--body-memory` in bytes.
+    private func bodyMemoryBytes() throws -> Int {
+        do { return Int(try SizeText.bytes(bodyMemory)) } catch { throw ValidationError("--body-memory: \(error)") }
+    }
+
     func validate() throws {
+        if !((4 << 20)...(1 << 40)).contains(try bodyMemoryBytes()) { throw ValidationError("--body-memory \(bodyMemory): must be from 4m to 1t") }
         _ = try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8080")
         do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error); 0 for no limit") }
         do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit") }
@@ -131,6 +140,7 @@ struct RecordCommand: AsyncParsableCommand {
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
         config.idleTimeoutMs = try DurationText.milliseconds(idleTimeout)
         config.bodyTimeoutMs = try DurationText.milliseconds(bodyTimeout)
+        config.bodyMemory = try bodyMemoryBytes()
         config.noIntercept = noIntercept.compactMap(HostPattern.init)
         // '*' relays every tunnel opaquely: no CA is needed.
         config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)

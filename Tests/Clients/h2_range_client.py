@@ -29,7 +29,7 @@ def main():
     p.add_argument("--resume-stalled", action="store_true",
                    help="with --stall-index: once the others ended, read the stalled stream to its end instead of resetting it")
     p.add_argument("--stall-all", type=float, default=0,
-                   help="read no stream: grant only the connection window, hold SECONDS once every stream has data, then reset them all")
+                   help="read no stream: grant only the connection window, hold SECONDS once every stream has its response head, then reset them all")
     p.add_argument("--timeout", type=float, default=30)
     a = p.parse_args()
 
@@ -96,8 +96,9 @@ def main():
             elif isinstance(ev, h2.events.StreamReset):
                 if ev.stream_id in streams:
                     streams[ev.stream_id]["done"] = True
-        if a.stall_all and all(s["bytes"] > 0 or s["done"] for s in streams.values()):
-            # Every stream has had its first window's worth: hold them all, then cancel them all.
+        if a.stall_all and all(s["status"] is not None or s["done"] for s in streams.values()):
+            # Every stream has its head (rangetap's body budget may keep a stream's body back
+            # while the others hold it): hold them all, then cancel them all.
             out = conn.data_to_send()
             if out:
                 sock.sendall(out)

@@ -232,6 +232,30 @@ struct HTTP2RecordingTests {
         #expect(proxy.server.liveExchanges == 0)
     }
 
+    /// Streams a client never reads share the body budget (`--body-memory`), and their connection
+    /// a quarter of it: 16 stalled streams of a 48 MiB file take a few MiB from libcurl in all,
+    /// not a 1 MiB window each (16 MiB and more before the budget). Once they are reset the
+    /// budget is whole again and the next request goes through.
+    @Test func streamsAClientNeverReadsShareTheBodyBudget() async throws {
+        _ = try writeBigFile(mebibytes: 48)
+        let proxy = try await proxy { $0.bodyMemory = 4 << 20 }
+        let mib = 1 << 20
+        let ranges = (0..<16).map { "\($0 * mib)-\(48 * mib - 1)" }
+        let r = try h2RangeClient(proxy, path: "/big.bin", ranges: ranges, ["--stall-all", "2", "--timeout", "60"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.text.contains("\"alpn\": \"h2\""), "\(r.text.prefix(300))")
+        let after = try curl(["-x", proxy.url] + proxy.curlTrust + ["--http2", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "\(origin)/f.bin"])
+        #expect(after.text == "200 \(file.count)", "\(after.text) \(after.stderr)")
+        let capture = try await proxy.stopAndRead()
+        let stalled = capture.requests.filter { $0.url?.hasSuffix("/big.bin") == true }
+        #expect(stalled.count == 16)
+        let taken = stalled.reduce(Int64(0)) { $0 + $1.bytesReceived }
+        #expect(taken < 10 * Int64(mib), "the stalled streams took \(taken) bytes from libcurl")
+        #expect(stalled.allSatisfy { $0.outcome == .cancelled }, "\(stalled.map(\.summaryLine))")
+        #expect(proxy.server.liveExchanges == 0)
+        #expect(proxy.server.bodyBytesHeld == 0, "every byte held for the stalled streams is given back")
+    }
+
     /// `--upstream-multiplex`: the streams in flight share one upstream connection, as the
     /// client's do (the origin's log says which connection served each request).
     @Test func upstreamMultiplexPutsConcurrentStreamsOnOneConnection() async throws {

@@ -18,8 +18,8 @@ final class ScriptedUpstream: UpstreamConnector, Sendable {
         self.lowWater = lowWater
     }
 
-    func transfer(id: Int, connection: Int, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
-        let t = ScriptedTransfer(id: id, connection: connection, flow: FlowControl(highWater: highWater, lowWater: lowWater), deliver: deliver)
+    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
+        let t = ScriptedTransfer(id: id, connection: connection, flow: FlowControl(highWater: highWater, lowWater: lowWater, budget: context.bodyBudget, share: share), deliver: deliver)
         started.withLock { $0.append(t) }
         return t
     }
@@ -53,6 +53,10 @@ final class ScriptedTransfer: UpstreamTransfer, @unchecked Sendable {
         self.connection = connection
         self.flow = flow
         self.deliver = deliver
+    }
+
+    deinit {
+        flow.close()
     }
 
     func start(_ request: CurlRequest) {

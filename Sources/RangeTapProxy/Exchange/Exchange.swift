@@ -41,18 +41,22 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
     /// At most this many interim (1xx) heads are recorded per exchange.
     static let maxInterimRecorded = 100
 
-    init(id: Int, connection: Int, context: RecordingContext, multi: CurlMulti, deliver: @escaping @Sendable (UpstreamMessage) -> Void) {
+    init(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, multi: CurlMulti, deliver: @escaping @Sendable (UpstreamMessage) -> Void) {
         self.id = id
         self.connection = connection
         self.context = context
         self.multi = multi
         self.deliver = deliver
-        self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater)
+        self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater, budget: context.bodyBudget, share: share)
         self.sizer = RoundSizer(largest: context.configuration.upstreamBufferSize)
         context.liveExchanges.add(1, ordering: .relaxed)
+        // Woken by the budget when another exchange's bytes drained (any thread; the multi
+        // thread takes the unpause).
+        flow.onWake { [weak self] in self?.resume() }
     }
 
     deinit {
+        flow.close()
         context.liveExchanges.subtract(1, ordering: .relaxed)
     }
 

@@ -41,8 +41,9 @@ final class ExchangeDriver {
     }
 
     /// A driver for exchange `id` on `connection`, its machine built, its upstream half ready to
-    /// start; `plan` is the `--fault` rules that matched it.
-    init(id: Int, connection: Int, machine: ExchangeStateMachine, plan: FaultPlan?, shared: RecordingContext, loop: any EventLoop, writer: any ClientWriter) {
+    /// start; `plan` is the `--fault` rules that matched it; `share`, the part of the body budget
+    /// its connection's exchanges share (HTTP/2).
+    init(id: Int, connection: Int, machine: ExchangeStateMachine, plan: FaultPlan?, share: ConnectionShare? = nil, shared: RecordingContext, loop: any EventLoop, writer: any ClientWriter) {
         self.id = id
         self.machine = machine
         self.shared = shared
@@ -51,7 +52,7 @@ final class ExchangeDriver {
         gate = plan.map(FaultGate.init)
         let slot = NIOLoopBound(Slot(), eventLoop: loop)
         self.slot = slot
-        exchange = shared.upstream.transfer(id: id, connection: connection, context: shared) { message in
+        exchange = shared.upstream.transfer(id: id, connection: connection, share: share, context: shared) { message in
             loop.execute { slot.value.driver?.handle(message) }
         }
         slot.value.driver = self

@@ -4,9 +4,10 @@ import RangeTapCurl
 /// scripted upstream in the handler tests, which drive ``ProxyHandler`` and the HTTP/2 stream
 /// handler on an `EmbeddedChannel` message by message.
 protocol UpstreamConnector: Sendable {
-    /// The upstream half of exchange `id` on client connection `connection`. Its messages go to
-    /// `deliver`, from whatever thread the upstream runs on, in ``UpstreamMessage``'s order.
-    func transfer(id: Int, connection: Int, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer
+    /// The upstream half of exchange `id` on client connection `connection`, its window narrowed
+    /// by the connection's `share` when given. Its messages go to `deliver`, from whatever thread
+    /// the upstream runs on, in ``UpstreamMessage``'s order.
+    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer
     /// Transfers started and not yet finished.
     var activeTransfers: Int { get }
     /// Stops every transfer; their ends are reported as interrupted.
@@ -30,8 +31,8 @@ protocol UpstreamTransfer: AnyObject {
 struct CurlUpstream: UpstreamConnector {
     let multi: CurlMulti
 
-    func transfer(id: Int, connection: Int, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
-        Exchange(id: id, connection: connection, context: context, multi: multi, deliver: deliver)
+    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
+        Exchange(id: id, connection: connection, share: share, context: context, multi: multi, deliver: deliver)
     }
 
     var activeTransfers: Int { multi.activeTransfers }

@@ -23,7 +23,11 @@ final class H2ConnectionState {
     /// that wait for the client's TCP to acknowledge it settle then, at once.
     private var onClose: [Int: () -> Void] = [:]
 
-    init(_ inherited: ClientSession.Inherited, wire: ClientWire) {
+    /// The part of the body budget the connection's streams share.
+    let share: ConnectionShare
+
+    init(_ inherited: ClientSession.Inherited, wire: ClientWire, share: Int) {
+        self.share = ConnectionShare(limit: share)
         self.wire = wire
         ledger = H2FrameLedger(wire: wire)
         connection = inherited.connection

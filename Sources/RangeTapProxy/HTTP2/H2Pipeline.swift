@@ -13,7 +13,7 @@ enum H2Pipeline {
     /// Adds the handlers. Called on the channel's event loop.
     static func install(on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession, inherited: ClientSession.Inherited) throws {
         let sync = channel.pipeline.syncOperations
-        let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire), eventLoop: channel.eventLoop)
+        let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire, share: shared.configuration.connectionShare), eventLoop: channel.eventLoop)
         try sync.addHandler(H2ReadCopier())
         try sync.addHandler(H2WireTap(ledger: state.value.ledger))
         try sync.addHandler(H2SettingsClamp())

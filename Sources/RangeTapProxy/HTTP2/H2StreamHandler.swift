@@ -190,7 +190,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             return
         }
         let machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
-        let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
+        let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, share: state.share, shared: shared, loop: context.eventLoop, writer: self)
         self.driver = driver
         let method = p.request.method
         var request = CurlRequest(
