@@ -22,6 +22,10 @@ CURLSH *ccurl_share_ssl_sessions(void) {
 
 const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 const int ccurl_pause_cont = CURLPAUSE_CONT;
+const int ccurl_pause_recv = CURLPAUSE_RECV;
+const int ccurl_pause_send = CURLPAUSE_SEND;
+const size_t ccurl_readfunc_pause = CURL_READFUNC_PAUSE;
+const size_t ccurl_readfunc_abort = CURL_READFUNC_ABORT;
 const long ccurl_http_version_1_1 = CURL_HTTP_VERSION_1_1;
 const long ccurl_http_version_1_0 = CURL_HTTP_VERSION_1_0;
 const long ccurl_http_version_2tls = CURL_HTTP_VERSION_2TLS;

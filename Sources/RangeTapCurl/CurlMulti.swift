@@ -10,6 +10,7 @@ public final class CurlMulti: Sendable {
         case start(CurlTransfer)
         case cancel(CurlTransfer)
         case unpause(CurlTransfer)
+        case unpauseSending(CurlTransfer)
     }
 
     private struct Shared {
@@ -61,6 +62,9 @@ public final class CurlMulti: Sendable {
 
     /// Resumes a transfer paused by its delegate.
     public func unpause(_ transfer: CurlTransfer) { post(.unpause(transfer)) }
+
+    /// Resumes the sending of a transfer whose body source had no bytes (``CurlReadResult/pause``).
+    public func unpauseSending(_ transfer: CurlTransfer) { post(.unpauseSending(transfer)) }
 
     /// Cancels every transfer, stops the thread and frees the multi handle. Call once.
     public func shutdown() {
@@ -174,9 +178,21 @@ public final class CurlMulti: Sendable {
                     // (the client went away meanwhile): then libcurl has failed the transfer and
                     // it must end here, not later as if it had completed.
                     t.deliveringHeld = true
-                    let rc = curl_easy_pause(easy, ccurl_pause_cont)
+                    // The sending stays paused if it was (the bitmask is the whole pause state).
+                    let rc = curl_easy_pause(easy, t.sendPaused ? ccurl_pause_send : ccurl_pause_cont)
                     t.deliveringHeld = false
                     endRound(t)
+                    if rc != CURLE_OK {
+                        var text = t.errorText
+                        if text.isEmpty { text = String(cString: curl_easy_strerror(rc)) }
+                        finish(t, .failed(code: Int(rc.rawValue), message: text))
+                    }
+                case .unpauseSending(let t):
+                    guard !t.finished, t.sendPaused, let easy = t.easy else { continue }
+                    t.sendPaused = false
+                    t.lastActivity = CurlTransfer.now()
+                    // Calls the read callback from inside, which may pause the sending again.
+                    let rc = curl_easy_pause(easy, t.paused ? ccurl_pause_recv : ccurl_pause_cont)
                     if rc != CURLE_OK {
                         var text = t.errorText
                         if text.isEmpty { text = String(cString: curl_easy_strerror(rc)) }
@@ -205,7 +221,8 @@ public final class CurlMulti: Sendable {
             // Transfers that received nothing for their idle limit (paused ones wait for their
             // client, not for the origin).
             let now = CurlTransfer.now()
-            for t in Array(transfers.values) where t.request.idleTimeoutMs > 0 && !t.paused {
+            // Nor do transfers waiting for their client's request body.
+            for t in Array(transfers.values) where t.request.idleTimeoutMs > 0 && !t.paused && !t.sendPaused {
                 let idle = now &- t.lastActivity
                 if idle > UInt64(t.request.idleTimeoutMs) * 1_000_000 {
                     finish(t, .failed(code: Self.idleTimeoutCode, message: "no data from upstream for \(idle / 1_000_000_000) s (the limit is \(Double(t.request.idleTimeoutMs) / 1000) s, --upstream-idle-timeout)"))

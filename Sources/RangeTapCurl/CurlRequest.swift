@@ -10,8 +10,16 @@ public struct CurlRequest: Sendable {
     /// head's bytes are read), so bytes over 0x7F go out as they came; false sends the lines
     /// as UTF-8.
     public var headersAreLatin1 = false
-    /// Request body, if any.
+    /// Request body, if any, whole.
     public var body: [UInt8]?
+    /// A request body libcurl reads as it sends (in place of ``body``): its bytes as they come
+    /// from the client, the transfer's sending paused while there are none yet.
+    public var bodySource: (any CurlBodySource)?
+    /// The length of ``bodySource``'s body when known (sent as `Content-Length`); nil sends it
+    /// chunked over HTTP/1.1 (over HTTP/2 the stream's end ends it).
+    public var bodyLength: Int64?
+    /// Whether the request has a body (whole or streamed).
+    public var hasBody: Bool { body != nil || bodySource != nil }
     /// Skip TLS certificate verification (for test servers).
     public var insecure: Bool
     /// Connect timeout in milliseconds.

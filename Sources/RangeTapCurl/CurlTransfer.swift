@@ -24,6 +24,8 @@ public final class CurlTransfer: @unchecked Sendable {
         return buffer
     }()
     var paused = false
+    /// Set when the body source had no bytes yet (`CURL_READFUNC_PAUSE`).
+    var sendPaused = false
     var finished = false
     /// True while `curl_easy_pause` resumes the transfer: libcurl is then handing over what it
     /// kept while the transfer was paused, bytes it already holds in memory. A delegate that
@@ -134,11 +136,18 @@ public final class CurlTransfer: @unchecked Sendable {
         switch request.method {
         case "GET":
             // A GET with a body stays a GET (libcurl would make it a POST for the body).
-            if request.body != nil { check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "GET"), "CUSTOMREQUEST") }
+            if request.hasBody { check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "GET"), "CUSTOMREQUEST") }
         case "HEAD": check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "NOBODY")
         default: check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method), "CUSTOMREQUEST")
         }
-        if let body = request.body {
+        if request.bodySource != nil {
+            // Read as it is sent: POST framing (a length, or chunked without one), the method
+            // set above.
+            check(ccurl_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
+            check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyLength ?? -1)), "POSTFIELDSIZE")
+            check(ccurl_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, curlReadCallback), "READFUNCTION")
+            check(ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, me), "READDATA")
+        } else if let body = request.body {
             check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
             if body.isEmpty {
                 check(ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""), "COPYPOSTFIELDS")
@@ -227,6 +236,24 @@ private let curlHeaderCallback: ccurl_data_callback = { ptr, size, count, userda
     transfer.lastActivity = CurlTransfer.now()
     transfer.delegate.transfer(transfer, didReceiveHeaderLine: UnsafeRawBufferPointer(start: ptr, count: n))
     return n
+}
+
+private let curlReadCallback: ccurl_data_callback = { ptr, size, count, userdata in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    guard let source = transfer.request.bodySource, let ptr else { return ccurl_readfunc_abort }
+    switch source.read(into: UnsafeMutableRawBufferPointer(start: ptr, count: size * count)) {
+    case .bytes(let n):
+        // The origin taking the body is activity: a long upload is not an idle transfer.
+        transfer.lastActivity = CurlTransfer.now()
+        return n
+    case .end:
+        return 0
+    case .pause:
+        transfer.sendPaused = true
+        return ccurl_readfunc_pause
+    case .abort:
+        return ccurl_readfunc_abort
+    }
 }
 
 private let curlWriteCallback: ccurl_data_callback = { ptr, size, count, userdata in

@@ -47,8 +47,6 @@ public struct ProxyConfiguration: Sendable {
     /// Body bytes that may wait for the capture writer before the upstream transfer is held
     /// back (``CaptureWriter/Options/maxPendingBytes``); nil: ``effectiveCaptureBacklog``'s default.
     public var captureBacklogBytes: Int?
-    /// Largest request body accepted (bodies are sent upstream once complete).
-    public var maxRequestBody: Int
     /// Event-loop threads for client connections.
     public var eventLoopThreads: Int
     /// A request head must arrive whole within this many milliseconds of its first byte
@@ -92,7 +90,7 @@ public struct ProxyConfiguration: Sendable {
     public var shape: ShapeSpec?
 
     /// A configuration with defaults for everything but the capture path.
-    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, maxRequestBody: Int = 64 << 20, eventLoopThreads: Int = 1) {
+    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, eventLoopThreads: Int = 1) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.upstream = upstream
@@ -105,7 +103,6 @@ public struct ProxyConfiguration: Sendable {
         self.upstreamBufferSize = upstreamBufferSize
         self.flowHighWater = flowHighWater
         self.flowLowWater = flowLowWater
-        self.maxRequestBody = maxRequestBody
         self.eventLoopThreads = eventLoopThreads
     }
 

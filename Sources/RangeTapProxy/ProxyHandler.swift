@@ -20,9 +20,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         var t: CaptureTime
         var exchange: Int
         var url: String
-        var body: ByteBuffer?
         /// The head's lines as received (request line first), when the raw tap had them.
         var raw: [HeaderLine]?
+    }
+
+    /// A request body on its way to the origin as it arrives.
+    private struct Upload {
+        var exchange: Int
+        var body: RequestBody
+        /// The `Content-Length` the client declared (nil: chunked).
+        var declared: Int64?
     }
 
     /// Granularity of the client-side delivery count.
@@ -48,6 +55,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     private var requests = 0
     private var sendBuffer: Int?
     private var pending: Pending?
+    /// A request whose body is announced and not begun: it goes to the origin with the body's
+    /// first bytes (or its end), so a framing the decoder refuses at the first chunk never
+    /// reaches the origin at all.
+    private var awaitingBody: (pending: Pending, declared: Int64?)?
+    /// The request body being streamed to the origin, until the client's last byte of it.
+    private var uploading: Upload?
+    /// Whether reading the client is stopped because its body waits for the origin.
+    private var clientHeld = false
     private var closedByProxy = false
     private var context: ChannelHandlerContext?
     /// Completion of the last response bytes written (a fault that cuts waits for it).
@@ -179,40 +194,52 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             }
             switch shared.resolve(head.uri, in: session) {
             case .success(let url):
-                let declared = head.headers.first(name: "content-length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
-                if declared > shared.configuration.maxRequestBody {
-                    // Refused before reading it: a huge body is never buffered.
-                    refuseTooLarge(Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw), context: context)
+                let p = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
+                let chunked = head.headers.contains(name: "transfer-encoding")
+                let declared = chunked ? nil : head.headers.first(name: "content-length").flatMap { Int64($0.trimmingHTTPWhitespace()) }
+                guard chunked || (declared ?? 0) > 0 else {
+                    // No body: the request goes once its end is read.
+                    pending = p
                     return
                 }
-                pending = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
-                if declared > 0 || head.headers.contains(name: "transfer-encoding") { startBodyTimer(exchange: id, context: context) }
                 if head.version == .http1_1, HeaderForwarding.connectionTokens(head.headers[canonicalForm: "expect"]).contains("100-continue") {
-                    // rangetap reads the body before forwarding it: ask for it now rather than
-                    // leave the client waiting out its own timer (RFC 9110 §10.1.1).
+                    // rangetap sends the body on as it comes: ask for it now rather than leave
+                    // the client waiting out its own timer (RFC 9110 §10.1.1).
                     headSlot.next = ClientHead(status: 100, bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), framing: .noBody, changes: [])
                     context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
                 }
+                awaitingBody = (p, declared)
+                startBodyTimer(exchange: id, context: context)
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
                 shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: refusal.message, status: Int(refusal.status.code))))
                 respond(refusal.status, message: refusal.message, keepAlive: head.isKeepAlive, context: context)
             }
-        case .body(var buffer):
-            guard !discardingBody, var p = pending else { return }
+        case .body(let buffer):
+            guard !discardingBody else { return }
             bodyTimer?.touch()
-            // Taken out first so the accumulated body is uniquely referenced: appending then
-            // grows it in place instead of copying it on every part.
-            pending = nil
-            if (p.body?.readableBytes ?? 0) + buffer.readableBytes > shared.configuration.maxRequestBody {
-                p.body = nil
-                refuseTooLarge(p, context: context)
-                return
+            if let (p, declared) = awaitingBody {
+                awaitingBody = nil
+                startUpload(p, declared: declared, context: context)
             }
-            if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
-            pending = p
+            guard let upload = uploading else { return }
+            if !upload.body.append(buffer) {
+                // libcurl has not taken what is queued: the client waits (TCP holds it back).
+                clientHeld = true
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            }
         case .end:
             bodyTimer?.stop()
+            if let (p, declared) = awaitingBody {
+                // A chunked body with no chunks.
+                awaitingBody = nil
+                startUpload(p, declared: declared, context: context)
+            }
+            if let upload = uploading {
+                uploading = nil
+                upload.body.finish()
+                return
+            }
             if discardingBody {
                 discardingBody = false
                 return
@@ -224,14 +251,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         }
     }
 
-    /// Answers 413 and closes the connection without reading the rest of the body.
-    private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
-        bodyTimer?.stop()
-        discardingBody = true
+    /// Starts the exchange of a request with a body at its head: the body goes to the origin as
+    /// it arrives (``RequestBody``).
+    private func startUpload(_ p: Pending, declared: Int64?, context: ChannelHandlerContext) {
         recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
-        let message = "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size"
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: connectionID, kind: .refused, message: message, status: 413)))
-        respond(.payloadTooLarge, message: message, keepAlive: false, context: context)
+        let loop = context.eventLoop
+        let me = NIOLoopBound(self, eventLoop: loop)
+        let body = RequestBody(budget: shared.bodyBudget) { loop.execute { me.value.readClientAgain() } }
+        guard startExchange(p, body: body, length: declared, context: context) else {
+            // Answered without the origin (a `status=` fault): the body is read and dropped.
+            discardingBody = true
+            return
+        }
+        uploading = Upload(exchange: p.exchange, body: body, declared: declared)
+    }
+
+    /// libcurl took the queued body down to its low mark (or let go of it): read the client again.
+    private func readClientAgain() {
+        guard clientHeld, let context else { return }
+        clientHeld = false
+        context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -262,10 +301,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         // A request whose head arrived and whose body did not: its request event, and the error
         // on its exchange, so the capture shows what the client was sending when it left.
         var exchange: Int?
-        if error is ClientLeftMidRequest, let p = pending {
-            pending = nil
+        if error is ClientLeftMidRequest, let (p, _) = awaitingBody {
+            // Gone before its body began: recorded, never forwarded.
+            awaitingBody = nil
             recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
             exchange = p.exchange
+        } else if error is ClientLeftMidRequest, let upload = uploading {
+            // Its request is recorded; its exchange is stopped by the close.
+            uploading = nil
+            exchange = upload.exchange
         }
         shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
         // A client that left mid-request closed the connection itself.
@@ -275,29 +319,33 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     // MARK: Exchanges
 
-    private func startExchange(_ p: Pending, context: ChannelHandlerContext) {
+    /// Starts the exchange of `p`, its body (when it has one) streamed from `body`, `length`
+    /// bytes when declared. False when a `status=` fault answered it without the origin.
+    @discardableResult
+    private func startExchange(_ p: Pending, body: RequestBody? = nil, length: Int64? = nil, context: ChannelHandlerContext) -> Bool {
         let hasRange = p.head.headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.head.method.rawValue, hasRange: hasRange)
         if let plan, let status = plan.status {
-            answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, keepAlive: p.head.isKeepAlive, context: context)
-            return
+            answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, keepAlive: p.head.isKeepAlive && body == nil, context: context)
+            return false
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
         let machine = ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
         let driver = ExchangeDriver(id: p.exchange, connection: connectionID, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
         exchanges[p.exchange] = driver
-        var body: [UInt8]? = nil
-        if let b = p.body { body = Array(b.readableBytesView) }
         var request = CurlRequest(
             url: p.url, method: p.head.method.rawValue,
             headers: p.raw.map { HeaderForwarding.upstreamRequestLines(raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url)) } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
-            body: body ?? (p.head.method == .POST || p.head.method == .PUT ? [] : nil),
-            insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
+            body: body == nil && (p.head.method == .POST || p.head.method == .PUT) ? [] : nil,
+            insecure: shared.configuration.insecureUpstream, bufferSize: shared.upstreamReadSize())
+        request.bodySource = body
+        request.bodyLength = length
         // The raw lines hold the client's bytes one per character: they go out as they came.
         request.headersAreLatin1 = p.raw != nil
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
         driver.start(request, range: p.head.headers["range"])
+        return true
     }
 
     /// A `reset-after` or `truncate-after` rule ended the response here (``ExchangeDriver``
@@ -464,7 +512,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     func respond(_ status: HTTPResponseStatus, message: String, for driver: ExchangeDriver) {
         guard let context else { return }
-        respond(status, message: message, keepAlive: driver.machine.clientKeepAlive, context: context)
+        // A request body not read to its end leaves the connection out of step: it closes.
+        let bodyRead = uploading?.exchange != driver.id && !discardingBody
+        respond(status, message: message, keepAlive: driver.machine.clientKeepAlive && bodyRead, context: context)
     }
 
     func abandon(for driver: ExchangeDriver) {
@@ -492,7 +542,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     // MARK: Timeouts
 
     /// Whether nothing is in flight: no exchange unsettled, no request being read.
-    private var isIdle: Bool { exchanges.isEmpty && pending == nil && !rawHeads.inProgress }
+    private var isIdle: Bool { exchanges.isEmpty && pending == nil && awaitingBody == nil && uploading == nil && !rawHeads.inProgress }
 
     private func startIdleTimer(context: ChannelHandlerContext) {
         guard let limit = shared.configuration.idleTimeout, idleTimer == nil else { return }
@@ -515,20 +565,42 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         bodyTimer?.stop()
         let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
         bodyTimer = timer
-        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.pending?.exchange == id }, expired: { [weak self] in self?.bodyTimedOut(exchange: id, after: limit) })
+        // Not while rangetap itself holds the client back (the origin is slow to take the body).
+        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.awaitsBody(of: id) ?? false }, expired: { [weak self] in self?.bodyTimedOut(exchange: id, after: limit) })
     }
 
-    /// The request body of exchange `id` received nothing for `--body-timeout`: 408 and a close;
-    /// the request is recorded with the error, and nothing was forwarded.
+    /// Whether exchange `id` waits for its client's body (not for the origin to take it).
+    private func awaitsBody(of id: Int) -> Bool {
+        (awaitingBody?.pending.exchange == id || uploading?.exchange == id) && !clientHeld
+    }
+
+    /// The request body of exchange `id` received nothing for `--body-timeout`: 408 and a close.
+    /// Before its first byte nothing was forwarded; after it the upstream transfer is stopped
+    /// with the error, which answers 408 when no response head was written yet.
     private func bodyTimedOut(exchange id: Int, after limit: TimeAmount) {
         bodyTimer = nil
-        guard let context, let p = pending, p.exchange == id else { return }
-        pending = nil
+        if let (p, declared) = awaitingBody, p.exchange == id, let context {
+            awaitingBody = nil
+            discardingBody = true
+            recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
+            let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: 0, declared: declared.map(String.init), then: "rangetap closed the connection and forwarded nothing")
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)))
+            respond(.requestTimeout, message: message, keepAlive: false, context: context)
+            return
+        }
+        guard let upload = uploading, upload.exchange == id else { return }
+        uploading = nil
         discardingBody = true
-        recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
-        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: p.body?.readableBytes ?? 0, declared: p.head.headers.first(name: "content-length"), then: "rangetap closed the connection and forwarded nothing")
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)))
-        respond(.requestTimeout, message: message, keepAlive: false, context: context)
+        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: Int(upload.body.bytesAppended), declared: upload.declared.map(String.init), then: "rangetap stopped the request to the origin and closed the connection")
+        let failure = ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)
+        if let driver = exchanges[id] {
+            driver.exchange.stop(failure)
+        } else if let context {
+            // The exchange settled already (the origin answered early): only the connection is left.
+            shared.writer.record(.error(failure))
+            closedByProxy = true
+            context.close(promise: nil)
+        }
     }
 
     private func stopTimers() {

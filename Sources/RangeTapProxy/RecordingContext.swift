@@ -82,6 +82,24 @@ final class RecordingContext: Sendable {
         writer.record(.fault(FaultEvent(t: clock.now(), exchange: exchange, rule: rule, action: action, detail: detail, lines: lines.map(redact))))
     }
 
+    /// The read size (`CURLOPT_BUFFERSIZE`) of a transfer starting now: `--body-memory`'s
+    /// connection share over the exchanges alive, between 16 KiB and the configured size.
+    ///
+    /// Why: libcurl 7.88 gives every transfer a receive buffer of this size, and a transfer
+    /// paused for its client keeps a copy of the rest of its last read besides: 500 streams a
+    /// client never read held 0.26–0.47 MiB each beyond the budget with 256 KiB reads. Up to 64
+    /// exchanges at once (with the default budget) keep the full size.
+    func upstreamReadSize() -> Int {
+        let largest = configuration.upstreamBufferSize
+        let live = max(1, liveExchanges.load(ordering: .relaxed) + 1)
+        let fair = configuration.connectionShare / live
+        guard fair < largest else { return largest }
+        // A power of two from 16 KiB (libcurl's default) up.
+        var size = 16 * 1024
+        while size * 2 <= fair { size *= 2 }
+        return size
+    }
+
     func nextExchangeID() -> Int { exchangeIDs.add(1, ordering: .relaxed).newValue }
     func nextConnectionID() -> Int { connectionIDs.add(1, ordering: .relaxed).newValue }
 

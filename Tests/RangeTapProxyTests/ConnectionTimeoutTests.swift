@@ -46,18 +46,29 @@ struct ConnectionTimeoutTests {
         #expect(capture.requests.first?.outcome == .complete)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aStalledRequestBodyIsAnswered408AndNothingIsForwarded() async throws {
+    /// A body that stops after its first bytes: they went on to the origin as they came (request
+    /// bodies stream), the origin (which waits for the whole body) never gets a whole request,
+    /// and the client gets the 408. A body that never begins is never forwarded at all.
+    @Test(.timeLimit(.minutes(1))) func aStalledRequestBodyIsAnswered408AndTheOriginNeverGetsItWhole() async throws {
+        let sink = try SinkOrigin()
+        defer { sink.stop() }
         let proxy = try await ProxyHarness { $0.bodyTimeoutMs = 300 }
         let client = try RawClient(port: proxy.port)
-        try client.send("POST \(nginx.url("ok.txt")) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc")
+        try client.send("POST \(sink.url("begun")) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc")
         let answer = try client.readToClose().latin1
         #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(answer)")
-        #expect(answer.contains("--body-timeout") && answer.contains("3 of 100 bytes"))
-        #expect(nginx.accessLog().isEmpty, "the stalled request reached the origin: \(nginx.accessLog())")
+        #expect(answer.contains("--body-timeout") && answer.contains("3 of 100 bytes") && answer.contains("stopped the request to the origin"), "\(answer)")
+        #expect(sink.waitForTotal(3) == 3, "the body's first bytes went on as they came")
+        let silent = try RawClient(port: proxy.port)
+        try silent.send("POST \(sink.url("never")) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n")
+        let second = try silent.readToClose().latin1
+        #expect(second.hasPrefix("HTTP/1.1 408 Request Timeout\r\n") && second.contains("forwarded nothing"), "\(second)")
+        #expect(sink.completed.isEmpty, "the origin got a whole request: \(sink.completed)")
+        #expect(sink.total == 3)
         let capture = try await proxy.stopAndRead()
         let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
-        #expect(errors.count == 1 && errors.first?.kind == .bodyTimeout && errors.first?.status == 408 && errors.first?.exchange != nil, "\(errors)")
-        #expect(capture.requests.count == 1, "the request is recorded")
+        #expect(errors.count == 2 && errors.allSatisfy { $0.kind == .bodyTimeout && $0.status == 408 && $0.exchange != nil }, "\(errors)")
+        #expect(capture.requests.count == 2, "both requests are recorded")
     }
 
     @Test(.timeLimit(.minutes(1))) func anIdleHTTP2ConnectionGetsGOAWAYAndAClose() async throws {
@@ -83,10 +94,12 @@ struct ConnectionTimeoutTests {
     }
 
     @Test(.timeLimit(.minutes(1))) func aStalledHTTP2BodyResetsItsStreamOnly() async throws {
+        let sink = try SinkOrigin()
+        defer { sink.stop() }
         let proxy = try await ProxyHarness { $0.bodyTimeoutMs = 300 }
         let r = try runCommand(try Paths.tool("python3"), [Paths.root + "/Tests/Clients/h2_stalled_body.py",
-            "--proxy", "127.0.0.1:\(proxy.port)", "--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt",
-            "--declared", "100", "--send", "3", "--then", "/ok.txt", "--wait", "10"], timeout: 30)
+            "--proxy", "127.0.0.1:\(proxy.port)", "--authority", "127.0.0.1:\(sink.port)", "--path", "/up",
+            "--declared", "100", "--send", "3", "--then", "/then", "--wait", "10"], timeout: 30)
         try #require(r.status == 0, "\(r.stderr)")
         struct Out: Decodable {
             struct Stalled: Decodable { var status: Int?; var reset: Int? }
@@ -97,8 +110,9 @@ struct ConnectionTimeoutTests {
         }
         let out = try JSONDecoder().decode(Out.self, from: r.stdout)
         #expect(out.stalled.status == 408 && out.stalled.reset == 0, "\(r.text)")
-        #expect(out.then.status == 200 && out.then.bytes == 2 && !out.goaway, "the connection serves on: \(r.text)")
-        #expect(nginx.accessLog().count == 1, "only the second request reached nginx: \(nginx.accessLog())")
+        #expect(out.then.status == 200 && out.then.bytes == 5 && !out.goaway, "the connection serves on: \(r.text)")
+        #expect(sink.completed == ["GET /then 0"], "only the second request reached the origin whole: \(sink.completed)")
+        #expect(sink.total == 3, "the stalled body's 3 bytes went on as they came")
         let capture = try await proxy.stopAndRead()
         let errors = capture.events("error").compactMap { if case .error(let e) = $0 { e } else { nil } }
         #expect(errors.map(\.kind) == [.bodyTimeout], "\(errors)")

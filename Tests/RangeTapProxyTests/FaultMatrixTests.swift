@@ -177,7 +177,8 @@ struct FaultMatrixTests {
     }
 
     /// Transfer-Encoding folded onto a continuation line (and nothing else) is unfolded, read as
-    /// chunked and forwarded once with a length: the origin sees one request with the body.
+    /// chunked and forwarded once in rangetap's own chunked framing (the folded line is not
+    /// passed on): the origin sees one request with the body, and not the bytes after it.
     @Test func obsFoldedChunkedAloneIsUnfoldedAndForwardedOnce() async throws {
         let proxy = try await ProxyHarness()
         let client = try RawClient(port: proxy.port, timeoutSeconds: 10)
@@ -185,8 +186,8 @@ struct FaultMatrixTests {
         #expect(try client.readHead().latin1.hasPrefix("HTTP/1.1 200 OK"))
         #expect(try client.read(count: 2).latin1 == "ok")
         let got = try origin.request("ok")
-        #expect(got.hasSuffix("\r\n\r\nabc"), "\(got)")
-        #expect(!got.lowercased().contains("transfer-encoding"), "\(got)")
+        #expect(got.hasSuffix("\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), "\(got)")
+        #expect(got.lowercased().components(separatedBy: "transfer-encoding").count == 2 && !got.contains("smuggled"), "\(got)")
         client.close()
         try expectServes(proxy)
         let capture = try await finish(proxy)
@@ -207,23 +208,6 @@ struct FaultMatrixTests {
         try expectServes(proxy)
         let capture = try await finish(proxy)
         #expect(capture.exchanges.first?.requestHeaders.count == 10_001)
-    }
-
-    @Test func aTwoHundredMegabytePostIsRefusedBeforeItIsRead() async throws {
-        let proxy = try await ProxyHarness()
-        let client = try RawClient(port: proxy.port, timeoutSeconds: 10)
-        // 200 MB promised and 1 MB sent: the 413 comes without waiting for the rest.
-        try client.send(request("big", method: "POST", headers: ["Content-Length: 209715200"]))
-        try? client.send([UInt8](repeating: 0x61, count: 1 << 20))
-        let (status, body) = parse(try client.readToClose().latin1)
-        #expect(status == 413)
-        #expect(body.contains("request body larger than"))
-        try expectServes(proxy)
-        #expect(!FileManager.default.fileExists(atPath: origin.directory + "/big.req"))
-        let capture = try await finish(proxy)
-        let e = try #require(errors(capture).first)
-        #expect(e.kind == .refused && e.status == 413)
-        #expect(capture.exchanges.first?.method == "POST")
     }
 
     // MARK: Client side: requests rangetap forwards as they are
@@ -325,7 +309,15 @@ struct FaultMatrixTests {
         client.close()
         try expectServes(proxy)
         let capture = try await finish(proxy)
-        #expect(!FileManager.default.fileExists(atPath: origin.directory + "/cut.req"), "the cut request was forwarded")
+        // Its body's first bytes went on as they came (bodies stream); the origin never got it
+        // whole: its connection ended with the body short (the raw origin keeps what it got).
+        if c.name == "after the head" {
+            #expect(!FileManager.default.fileExists(atPath: origin.directory + "/cut.req"), "a request whose body never began was forwarded")
+        }
+        if let got = try? origin.request("cut") {
+            let body = got.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            #expect(body.utf8.count < 10, "the cut request reached the origin whole: \(got)")
+        }
         let errs = errors(capture)
         #expect(!errs.contains { $0.kind == .badRequest || $0.status == 400 }, "\(errs.map(\.message))")
         if let words = c.recorded {

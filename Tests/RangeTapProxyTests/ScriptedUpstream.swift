@@ -59,6 +59,14 @@ final class ScriptedTransfer: UpstreamTransfer, @unchecked Sendable {
         flow.close()
     }
 
+    func stop(_ failure: ErrorEvent) {
+        calls.append("stop")
+        stopFailure = failure
+    }
+
+    /// The failure the driver stopped the transfer with.
+    private(set) var stopFailure: ErrorEvent?
+
     func start(_ request: CurlRequest) {
         self.request = request
         calls.append("start")

@@ -185,6 +185,52 @@ public final class QuirkOrigin: @unchecked Sendable {
     deinit { process.stop() }
 }
 
+/// The sink origin of the test suite (`Tests/Origins/sink_origin.py`): reads every request body
+/// to its end (Content-Length or chunked) and throws it away, then answers 200 `received N`;
+/// counts the body bytes as they arrive and logs each request whose body ended.
+public final class SinkOrigin: @unchecked Sendable {
+    /// Its port.
+    public let port: Int
+    private let directory: String
+    private let process: TestProcess
+
+    /// Starts it.
+    public init() throws {
+        directory = Paths.temporaryDirectory("sink-origin")
+        process = try TestProcess(try Paths.tool("python3"), [Paths.root + "/Tests/Origins/sink_origin.py", "--port", "0", "--total", directory + "/total", "--log", directory + "/log"])
+        let line = try process.waitForLine(prefix: "PORT ")
+        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else { throw TestFailure("sink origin said \(line)") }
+        port = p
+    }
+
+    /// `http://127.0.0.1:PORT/PATH`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    /// Body bytes received so far, all requests together (written every 0.2 s).
+    public var total: Int {
+        (try? String(contentsOfFile: directory + "/total", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+    }
+
+    /// Requests whose body ended, one `METHOD TARGET BYTES` line each.
+    public var completed: [String] {
+        ((try? String(contentsOfFile: directory + "/log", encoding: .isoLatin1)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits (up to `seconds`) until ``total`` reaches `bytes`; returns the last total seen.
+    public func waitForTotal(_ bytes: Int, seconds: Double = 10) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        var seen = total
+        while seen < bytes, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            seen = total
+        }
+        return seen
+    }
+
+    /// Stops it.
+    public func stop() { process.stop() }
+}
+
 /// The raw origin of the test suite (`Tests/Origins/raw_origin.py`): answers `/r/NAME` with the
 /// exact bytes of `NAME.http` in its directory and keeps the exact request bytes in `NAME.req`.
 public final class RawOrigin: @unchecked Sendable {

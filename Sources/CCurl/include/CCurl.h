@@ -26,6 +26,10 @@ CURLSH *ccurl_share_ssl_sessions(void);
 /* Macros turned into constants. */
 extern const size_t ccurl_writefunc_pause;
 extern const int ccurl_pause_cont;
+extern const int ccurl_pause_recv;
+extern const int ccurl_pause_send;
+extern const size_t ccurl_readfunc_pause;
+extern const size_t ccurl_readfunc_abort;
 extern const long ccurl_http_version_1_1;
 extern const long ccurl_http_version_1_0;
 extern const long ccurl_http_version_2tls;

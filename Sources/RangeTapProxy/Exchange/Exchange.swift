@@ -26,6 +26,10 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
     private let aborted = Atomic<Bool>(false)
     /// Cleared when libcurl lets go of the transfer, so the two never keep each other alive.
     private let transferRef = Mutex<CurlTransfer?>(nil)
+    /// Why the driver stopped the transfer (``stop(_:)``), if it did.
+    private let stopReason = Mutex<ErrorEvent?>(nil)
+    /// The client's request body as it streams (set at the start, before the multi thread runs).
+    private var body: RequestBody?
 
     // Upstream thread only.
     private var assembler = ResponseHeadAssembler()
@@ -64,6 +68,11 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
     func start(_ request: CurlRequest) {
         let t = CurlTransfer(request: request, delegate: self)
         transferRef.withLock { $0 = t }
+        if let body = request.bodySource as? RequestBody {
+            self.body = body
+            let multi = self.multi
+            body.onBytes { [weak t] in if let t { multi.unpauseSending(t) } }
+        }
         multi.start(t)
     }
 
@@ -71,6 +80,12 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
     /// as a `.failed` message (or `.end`, when libcurl had finished first).
     func abort() {
         aborted.store(true, ordering: .relaxed)
+        if let transfer = transferRef.withLock({ $0 }) { multi.cancel(transfer) }
+    }
+
+    /// Event loop: the client's request failed on the way; the transfer ends with `failure`.
+    func stop(_ failure: ErrorEvent) {
+        stopReason.withLock { $0 = failure }
         if let transfer = transferRef.withLock({ $0 }) { multi.cancel(transfer) }
     }
 
@@ -153,8 +168,17 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
 
     func transfer(_ transfer: CurlTransfer, didFinish result: CurlResult) {
         transferRef.withLock { $0 = nil }
+        body?.close()
         let now = context.clock.now()
         let clientLeft = aborted.load(ordering: .relaxed)
+        if !clientLeft, let failure = stopReason.withLock({ $0 }), result != .ok {
+            // The client's request failed on the way: its error, not the origin's.
+            passOn()
+            var event = failure
+            event.received = received
+            deliver(.failed(failure.message, timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
+            return
+        }
         switch result {
         case .ok:
             // libcurl has the whole body; whether it is an end or a cancel depends on the client.

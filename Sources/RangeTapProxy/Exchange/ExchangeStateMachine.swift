@@ -397,7 +397,8 @@ struct ExchangeStateMachine {
         switch state {
         case .awaitingHead:
             settleFailure(upstream)
-            return .respondWithError(timedOut ? .gatewayTimeout : .badGateway, message: message)
+            let status = upstream.failure?.status.map { HTTPResponseStatus(statusCode: $0) } ?? (timedOut ? .gatewayTimeout : .badGateway)
+            return .respondWithError(status, message: message)
         case .streaming, .bodyEnded:
             settleFailure(upstream)
             return .closeConnection

@@ -1,3 +1,4 @@
+import RangeTapCore
 import RangeTapCurl
 
 /// Where exchanges' upstream halves come from: libcurl (``CurlUpstream``) in the proxy; a
@@ -25,6 +26,10 @@ protocol UpstreamTransfer: AnyObject {
     func abort()
     /// Lets a transfer paused for back-pressure go on.
     func resume()
+    /// Stops it because the client's request failed on the way (its body timed out, or its
+    /// framing was wrong): its end comes back as `failed` with `failure`, whose status (when it
+    /// has one) is what the client is answered when no head was written yet.
+    func stop(_ failure: ErrorEvent)
 }
 
 /// libcurl's upstream: one ``Exchange`` per transfer on the proxy's ``CurlMulti`` thread.

@@ -22,7 +22,16 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         var t: CaptureTime
         var exchange: Int
         var url: String
-        var body: ByteBuffer?
+    }
+
+    /// A request body on its way to the origin as it arrives.
+    private struct Upload {
+        var exchange: Int
+        var body: RequestBody
+        /// The `content-length` the client declared.
+        var declared: Int64?
+        /// DATA bytes received.
+        var got: Int64 = 0
     }
 
     private let shared: RecordingContext
@@ -49,6 +58,12 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     private var reset: HTTP2ErrorCode?
     /// `--body-timeout`: answers 408 once the request body received nothing that long.
     private var bodyTimer: ActivityTimer?
+    /// The request body being streamed to the origin, until its END_STREAM (or its failure).
+    private var upload: Upload?
+    /// Whether the client's side of the stream is open (its END_STREAM not yet received).
+    private var requestOpen = false
+    /// Whether reading the stream is stopped because its body waits for the origin.
+    private var clientHeld = false
 
     init(shared: RecordingContext, state: H2ConnectionState, session: ClientSession) {
         self.shared = shared
@@ -75,23 +90,46 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         switch unwrapInboundIn(data) {
         case .headers(let headers):
             if pending == nil && driver == nil && !answered {
+                requestOpen = !headers.endStream
                 received(H2Request(headers.headers), context: context)
+                // A body follows: the request goes to the origin with its first DATA.
                 if !headers.endStream, pending != nil { startBodyTimer(context: context) }
             }
             if headers.endStream { requestEnded(context: context) }
         case .data(let frame):
-            guard !answered, var p = pending, case .byteBuffer(var buffer) = frame.data else {
+            if frame.endStream { requestOpen = false }
+            guard !answered, case .byteBuffer(let buffer) = frame.data else {
                 if frame.endStream { requestEnded(context: context) }
                 return
             }
-            pending = nil
             bodyTimer?.touch()
-            if (p.body?.readableBytes ?? 0) + buffer.readableBytes > shared.configuration.maxRequestBody {
-                refuseTooLarge(p, context: context)
+            if let p = pending {
+                let n = buffer.readableBytes
+                if let declared = p.request.contentLength, n > declared || (frame.endStream && n != declared) {
+                    // Known before anything went to the origin: refused, nothing forwarded.
+                    pending = nil
+                    recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
+                    refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried \(frame.endStream ? "" : "more than ")\(n) bytes; nothing was forwarded", context: context)
+                    return
+                }
+                pending = nil
+                startUpload(p, context: context)
+            }
+            guard var up = upload else {
+                if frame.endStream { requestEnded(context: context) }
                 return
             }
-            if p.body == nil { p.body = buffer } else { p.body!.writeBuffer(&buffer) }
-            pending = p
+            up.got += Int64(buffer.readableBytes)
+            upload = up
+            if let declared = up.declared, up.got > declared {
+                malformed("the request's DATA frames carried more than its content-length \(declared) (\(up.got) bytes)")
+                return
+            }
+            if !up.body.append(buffer) {
+                // libcurl has not taken what is queued: the stream's window is not granted back.
+                clientHeld = true
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            }
             if frame.endStream { requestEnded(context: context) }
         default:
             break
@@ -117,12 +155,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         }
         switch shared.resolve(target, in: session) {
         case .success(let url):
-            let p = Pending(request: request, target: target, t: t, exchange: id, url: url)
-            if (request.contentLength ?? 0) > shared.configuration.maxRequestBody {
-                refuseTooLarge(p, context: context)
-                return
-            }
-            pending = p
+            pending = Pending(request: request, target: target, t: t, exchange: id, url: url)
         case .failure(let refusal):
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
             refuse(exchange: id, status: refusal.status, message: refusal.message, context: context)
@@ -132,45 +165,86 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     private func requestEnded(context: ChannelHandlerContext) {
         bodyTimer?.stop()
         bodyTimer = nil
+        if let up = upload {
+            upload = nil
+            if let declared = up.declared, declared != up.got {
+                malformed("content-length \(declared) but the request's DATA frames carried \(up.got) bytes")
+                return
+            }
+            up.body.finish()
+            return
+        }
         guard !answered, let p = pending else { return }
         pending = nil
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-        let got = p.body?.readableBytes ?? 0
-        if let declared = p.request.contentLength, declared != got {
-            // RFC 9113 §8.1.1: a content-length its DATA frames do not add up to is malformed;
-            // forwarding the DATA's length instead would tell the origin something the client
-            // did not send.
-            refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried \(got) bytes; nothing was forwarded", context: context)
+        if let declared = p.request.contentLength, declared != 0 {
+            refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried 0 bytes; nothing was forwarded", context: context)
             return
         }
-        start(p, context: context)
+        start(p, body: nil, context: context)
     }
 
-    private func refuseTooLarge(_ p: Pending, context: ChannelHandlerContext) {
+    /// Starts the exchange of a request whose body follows its head: the body goes to the
+    /// origin as it arrives (``RequestBody``).
+    private func startUpload(_ p: Pending, context: ChannelHandlerContext) {
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-        refuse(exchange: p.exchange, status: .payloadTooLarge, message: "request body larger than \(shared.configuration.maxRequestBody) bytes; rangetap forwards request bodies up to that size", context: context)
+        let loop = context.eventLoop
+        let me = NIOLoopBound(self, eventLoop: loop)
+        let body = RequestBody(budget: shared.bodyBudget) { loop.execute { me.value.readClientAgain() } }
+        // An answer without the origin (a `status=` fault) leaves the body to be dropped.
+        guard start(p, body: body, context: context) else { return }
+        upload = Upload(exchange: p.exchange, body: body, declared: p.request.contentLength.map(Int64.init))
+    }
+
+    /// libcurl took the queued body down to its low mark (or let go of it): read the stream again.
+    private func readClientAgain() {
+        guard clientHeld, let context else { return }
+        clientHeld = false
+        context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+    }
+
+    /// RFC 9113 §8.1.1: a content-length its DATA frames do not add up to makes the request
+    /// malformed. Its upstream transfer is stopped (the origin never gets a body that disagrees
+    /// with its length: libcurl was given the declared length) and the client answered 400.
+    private func malformed(_ problem: String) {
+        bodyTimer?.stop()
+        bodyTimer = nil
+        guard let up = upload else { return }
+        upload = nil
+        up.body.close()
+        let failure = ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .badRequest, message: "\(problem); rangetap stopped the request to the origin", status: 400)
+        driver?.exchange.stop(failure)
     }
 
     private func startBodyTimer(context: ChannelHandlerContext) {
         guard let limit = shared.configuration.bodyTimeout else { return }
         let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
         bodyTimer = timer
-        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.pending != nil && self?.answered == false }, expired: { [weak self] in self?.bodyTimedOut(after: limit) })
+        // Not while rangetap itself holds the stream back (the origin is slow to take the body).
+        timer.start(stopsWhenNot: true, counts: { [weak self] in self.map { ($0.pending != nil || $0.upload != nil) && !$0.answered && !$0.clientHeld } ?? false }, expired: { [weak self] in self?.bodyTimedOut(after: limit) })
     }
 
-    /// The request body received nothing for `--body-timeout`: the request is recorded with the
-    /// error, answered 408 and the stream reset (NO_ERROR: the client need send no more); the
-    /// connection's other streams go on.
+    /// The request body received nothing for `--body-timeout`: its upstream transfer is stopped
+    /// with the error, which answers 408 (when no response head was written) and resets the
+    /// stream (NO_ERROR: the client need send no more); the connection's other streams go on.
     private func bodyTimedOut(after limit: TimeAmount) {
         bodyTimer = nil
-        guard let context, let p = pending, !answered else { return }
-        recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: p.body?.readableBytes ?? 0, declared: p.request.contentLength.map(String.init), then: "rangetap reset the stream and forwarded nothing")
-        answered = true
-        pending = nil
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408)))
-        respond(.requestTimeout, message: message, context: context)
-        context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+        if let p = pending, !answered, let context {
+            // Before its first DATA: recorded, answered, nothing forwarded.
+            recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
+            let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: 0, declared: p.request.contentLength.map(String.init), then: "rangetap reset the stream and forwarded nothing")
+            answered = true
+            pending = nil
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408)))
+            respond(.requestTimeout, message: message, context: context)
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+            return
+        }
+        guard let up = upload else { return }
+        upload = nil
+        up.body.close()
+        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: Int(up.got), declared: up.declared.map(String.init), then: "rangetap stopped the request to the origin and reset the stream")
+        driver?.exchange.stop(ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408))
     }
 
     private func refuse(exchange id: Int, status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
@@ -182,12 +256,15 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
 
     // MARK: The exchange
 
-    private func start(_ p: Pending, context: ChannelHandlerContext) {
+    /// Starts the exchange of `p`, its body (when it has one) streamed from `body`. False when a
+    /// `status=` fault answered it without the origin.
+    @discardableResult
+    private func start(_ p: Pending, body: RequestBody?, context: ChannelHandlerContext) -> Bool {
         let hasRange = p.request.http1Headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.request.method, hasRange: hasRange)
         if let plan, let status = plan.status {
             answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, context: context)
-            return
+            return false
         }
         let machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
         let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, share: state.share, shared: shared, loop: context.eventLoop, writer: self)
@@ -196,8 +273,10 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         var request = CurlRequest(
             url: p.url, method: method,
             headers: HeaderForwarding.upstreamRequestLines(p.request.http1Headers),
-            body: p.body.map { Array($0.readableBytesView) } ?? (method == "POST" || method == "PUT" ? [] : nil),
-            insecure: shared.configuration.insecureUpstream, bufferSize: shared.configuration.upstreamBufferSize)
+            body: body == nil && (method == "POST" || method == "PUT") ? [] : nil,
+            insecure: shared.configuration.insecureUpstream, bufferSize: shared.upstreamReadSize())
+        request.bodySource = body
+        request.bodyLength = p.request.contentLength.map(Int64.init)
         // The protocol the client would have had: HTTP/2 to an https origin that offers it.
         if !shared.configuration.http1Only && HTTPScheme(url: p.url) == .https {
             request.http2 = .overTLS
@@ -205,6 +284,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         request.idleTimeoutMs = shared.configuration.upstreamIdleTimeoutMs
         request.caFile = shared.configuration.upstreamCACertificates
         driver.start(request, range: p.request.http1Headers["range"])
+        return true
     }
 
     /// Answers a `status=` fault on this stream: rangetap's own response, the origin not asked.
@@ -277,6 +357,11 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     func respond(_ status: HTTPResponseStatus, message: String, for driver: ExchangeDriver) {
         guard let context else { return }
         respond(status, message: message, context: context)
+        if requestOpen {
+            // The client need send no more of its body (RFC 9113 §8.1).
+            requestOpen = false
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+        }
     }
 
     func abandon(for driver: ExchangeDriver) {
@@ -406,13 +491,20 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         bodyTimer?.stop()
         bodyTimer = nil
         if let p = pending, !answered {
-            // Reset or cut before its request was whole: recorded, never forwarded.
+            // Reset or cut before its body began: recorded, never forwarded.
             pending = nil
             recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-            let got = p.body?.readableBytes ?? 0
-            let what = p.request.contentLength.map { "\(got) of \($0) bytes" } ?? "\(got) bytes"
+            let what = p.request.contentLength.map { "0 of \($0) bytes" } ?? "0 bytes"
             let how = reset != nil ? "reset the stream" : "closed the connection"
             shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); nothing was forwarded", status: nil)))
+        }
+        if let up = upload {
+            // Reset or cut before its request body was whole: recorded; its upstream transfer
+            // is stopped below, as any client close stops it.
+            upload = nil
+            let what = up.declared.map { "\(up.got) of \($0) bytes" } ?? "\(up.got) bytes"
+            let how = reset != nil ? "reset the stream" : "closed the connection"
+            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); rangetap stopped the request to the origin", status: nil)))
         }
         guard let driver, driver.machine.awaitsClient else {
             if self.driver == nil { state.closed(stream: stream) }
