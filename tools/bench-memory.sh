@@ -25,7 +25,8 @@
 # h2, under 1 MiB sent per upload, a client that failed) is INVALID.
 #
 # Knobs: BENCH_CASES ("h2 h2c upload-h1 upload-h2"), BENCH_STREAMS (500), BENCH_UPLOADS (10),
-# BENCH_STALL (8) seconds, BENCH_LIMIT_MB (128), BENCH_STRICT=1, RANGETAP (or the argument;
+# BENCH_STALL (8) seconds, BENCH_LIMIT_MB (128), BENCH_STRICT=1, BENCH_RECORD_ARGS (more
+# arguments for `rangetap record`, e.g. "--body-memory 32m"), RANGETAP (or the argument;
 # otherwise the release build of tools/release-build.sh), BENCH_KEEP_TMP=1. Needs nginx, curl,
 # openssl, python3 with the h2 package (installed when missing, as root). Stops only the processes
 # it started. Exit status 0 when it ran (FAIL and INVALID rows included), 1 with BENCH_STRICT=1
@@ -43,6 +44,7 @@ bench_script bench-memory
 (($# <= 1)) || die "usage: tools/bench-memory.sh [RANGETAP_BIN]"
 [[ $# == 1 ]] && RANGETAP=$1
 read -r -a CASES <<<"${BENCH_CASES:-h2 h2c upload-h1 upload-h2}"
+read -r -a EXTRA <<<"${BENCH_RECORD_ARGS:-}"
 STREAMS=${BENCH_STREAMS:-500} UPLOADS=${BENCH_UPLOADS:-10} STALL=${BENCH_STALL:-8} LIMIT=${BENCH_LIMIT_MB:-128}
 for c in "${CASES[@]}"; do [[ $c =~ ^(h2|h2c|upload-h1|upload-h2)$ ]] || die "BENCH_CASES: h2 h2c upload-h1 upload-h2, not '$c'"; done
 [[ $STREAMS =~ ^[0-9]+$ && $STREAMS -ge 1 && $STREAMS -le 1000 ]] || die "BENCH_STREAMS must be 1..1000"
@@ -109,7 +111,7 @@ run() {
   local kind=$1 port pid idle peak taken errors n i pids=() outs=() sink0 sink1 sent=- got=- check ok=1
   port=$(free_port)
   rm -rf "$T/cap.rtap" "$T"/out.* "$T"/ready.* "$T/release"
-  "$BIN" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" --no-bodies --ca-dir "$T/ca" --insecure >"$T/record.log" 2>&1 &
+  "$BIN" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" --no-bodies --ca-dir "$T/ca" --insecure "${EXTRA[@]}" >"$T/record.log" 2>&1 &
   pid=$!
   STARTED+=("$pid")
   wait_port "$port" || die "rangetap did not start: $(cat "$T/record.log")"

@@ -87,7 +87,7 @@ final class RecordingContext: Sendable {
     ///
     /// Why: libcurl 7.88 gives every transfer a receive buffer of this size, and a transfer
     /// paused for its client keeps a copy of the rest of its last read besides: 500 streams a
-    /// client never read held 0.26–0.47 MiB each beyond the budget with 256 KiB reads. Up to 64
+    /// client never read held 0.26–0.47 MiB each beyond the budget with 256 KiB reads. Up to 32
     /// exchanges at once (with the default budget) keep the full size.
     func upstreamReadSize() -> Int {
         let largest = configuration.upstreamBufferSize
