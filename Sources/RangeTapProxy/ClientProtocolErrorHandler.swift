@@ -83,6 +83,8 @@ public struct ClientLeftMidRequest: Error, Sendable, Hashable, CustomStringConve
     public var received: Int?
     /// Whether the whole head had arrived.
     public var afterHead: Bool
+    /// Whether the request had gone to the origin with its body's first bytes (then stopped).
+    public var forwarded = false
 
     public var description: String {
         guard afterHead else {
@@ -90,6 +92,6 @@ public struct ClientLeftMidRequest: Error, Sendable, Hashable, CustomStringConve
         }
         let got = received ?? 0
         let what = declared.map { "\(got) of \($0) bytes" } ?? (chunked ? "\(got) bytes of a chunked body" : "\(got) bytes")
-        return "the client closed the connection before its request body was whole (\(what) received); nothing was forwarded"
+        return "the client closed the connection before its request body was whole (\(what) received); \(forwarded ? "rangetap stopped the request to the origin" : "nothing was forwarded")"
     }
 }

@@ -306,12 +306,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             awaitingBody = nil
             recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
             exchange = p.exchange
-        } else if error is ClientLeftMidRequest, let upload = uploading {
+        }
+        var described: any Error = error
+        if var left = error as? ClientLeftMidRequest, let upload = uploading {
             // Its request is recorded; its exchange is stopped by the close.
             uploading = nil
             exchange = upload.exchange
+            left.forwarded = true
+            described = left
         }
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(error)", status: problem.map { Int($0.status.code) })))
+        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(described)", status: problem.map { Int($0.status.code) })))
         // A client that left mid-request closed the connection itself.
         closedByProxy = !(error is ClientLeftMidRequest)
         context.close(promise: nil)
