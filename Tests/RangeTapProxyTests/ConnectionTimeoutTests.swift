@@ -71,6 +71,32 @@ struct ConnectionTimeoutTests {
         #expect(capture.requests.count == 2, "both requests are recorded")
     }
 
+    /// An opaque tunnel (`--no-intercept`) that carries nothing either way for `--idle-timeout`
+    /// is closed, both its sides; one that carries a request in time is not (issue 37: tunnels
+    /// had no idle limit).
+    @Test(.timeLimit(.minutes(1))) func aSilentOpaqueTunnelIsClosedAndABusyOneIsNot() async throws {
+        let proxy = try await ProxyHarness { $0.idleTimeoutMs = 400; $0.noIntercept = [HostPattern("*")!] }
+        let silent = try RawClient(port: proxy.port)
+        try silent.send("CONNECT 127.0.0.1:\(nginx.port) HTTP/1.1\r\nHost: 127.0.0.1:\(nginx.port)\r\n\r\n")
+        #expect(try silent.readHead().latin1.hasPrefix("HTTP/1.1 200"))
+        let busy = try RawClient(port: proxy.port)
+        try busy.send("CONNECT 127.0.0.1:\(nginx.port) HTTP/1.1\r\nHost: 127.0.0.1:\(nginx.port)\r\n\r\n")
+        #expect(try busy.readHead().latin1.hasPrefix("HTTP/1.1 200"))
+        // Four requests 200 ms apart (half the limit) through the busy one.
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(200))
+            try busy.send("GET /ok.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(try busy.readHead().latin1.hasPrefix("HTTP/1.1 200"))
+            #expect(try busy.read(count: 2).latin1 == "ok")
+        }
+        #expect(try silent.readToClose().isEmpty, "the silent tunnel is closed")
+        busy.close()
+        let capture = try await proxy.stopAndRead()
+        let tunnels = capture.events("tunnel").compactMap { if case .tunnel(let t) = $0 { t } else { nil } }
+        #expect(tunnels.count == 2 && tunnels.contains { $0.up == 0 && $0.down == 0 }, "\(tunnels)")
+        #expect(nginx.accessLog().count == 4)
+    }
+
     @Test(.timeLimit(.minutes(1))) func anIdleHTTP2ConnectionGetsGOAWAYAndAClose() async throws {
         let proxy = try await ProxyHarness { $0.idleTimeoutMs = 300 }
         let client = try RawClient(port: proxy.port)
