@@ -67,6 +67,22 @@ struct RequestTruthTests {
         _ = try await proxy.stopAndRead()
     }
 
+    /// NIOHPACK decodes an HTTP/2 field value as UTF-8: bytes that are not UTF-8 arrive as U+FFFD
+    /// and went to the origin as `EF BF BD`. Such a request is refused, nothing forwarded; a
+    /// value in valid UTF-8 goes out byte for byte.
+    @Test func anHTTP2FieldWithBytesThatAreNotUTF8IsRefusedAndUTF8PassesAsSent() async throws {
+        let proxy = try await ProxyHarness()
+        let bad = try h2(proxy, ["--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt", "--header", "x-b=\\xff\\xfe"])
+        #expect(bad.status == 400 && bad.body.contains("x-b") && bad.body.contains("not UTF-8"), "\(bad)")
+        let good = try h2(proxy, ["--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt", "--header", "x-b=caf\\xc3\\xa9"])
+        #expect(good.status == 200, "\(good)")
+        let lines = seen(count: 1)
+        #expect(lines.count == 1 && lines[0].contains("xb=\"caf\\xC3\\xA9\""), "only the UTF-8 one reached nginx, as sent: \(lines)")
+        let capture = try await proxy.stopAndRead()
+        let refusals = capture.events("error").compactMap { if case .error(let e) = $0, e.kind == .refused { e } else { nil } }
+        #expect(refusals.count == 1 && refusals.first?.status == 400, "\(refusals)")
+    }
+
     @Test func malformedHTTP2RequestsAreRefusedNotForwarded() async throws {
         let proxy = try await ProxyHarness()
         let short = try h2(proxy, ["--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt", "--method", "POST", "--declared", "10", "--body", "3"])

@@ -13,6 +13,11 @@ struct H2Request {
     var fields: [(name: String, value: String)]
     /// Every field line as received, pseudo-header fields first (for the capture).
     var lines: [HeaderLine]
+    /// The name of the first field (pseudo-header fields included) whose name or value holds
+    /// U+FFFD: where NIOHPACK, which decodes field values as UTF-8, put a replacement for bytes
+    /// that are not UTF-8 (or the client sent that character itself). Forwarding it would send
+    /// the origin `EF BF BD` for bytes the client never sent.
+    var fieldNotAsSent: String?
 
     init(_ headers: HPACKHeaders) {
         method = ""
@@ -20,6 +25,9 @@ struct H2Request {
         lines = []
         for (name, value, _) in headers {
             lines.append(HeaderLine(raw: "\(name): \(value)\r\n"))
+            if fieldNotAsSent == nil, name.unicodeScalars.contains("\u{FFFD}") || value.unicodeScalars.contains("\u{FFFD}") {
+                fieldNotAsSent = TerminalText.escapingControls(String(name.prefix(100)))
+            }
             switch name {
             case ":method": method = value
             case ":scheme": scheme = value

@@ -148,6 +148,12 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             refuse(exchange: id, status: .badRequest, message: ":authority \"\(TerminalText.escapingControls(String(authority.prefix(200))))\" is not host[:port]", context: context)
             return
         }
+        if let name = request.fieldNotAsSent {
+            // NIOHPACK has already replaced the bytes: refused rather than changed on the way.
+            recordRequest(request, t: t, exchange: id, target: target, url: nil)
+            refuse(exchange: id, status: .badRequest, message: "the field \(name) holds bytes that are not UTF-8 (or U+FFFD itself); rangetap's HTTP/2 decoder reads field values as UTF-8 and cannot pass such bytes on as sent, so nothing was forwarded (HTTP/1.1 passes them unchanged)", context: context)
+            return
+        }
         if request.method == "CONNECT" {
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
             refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
