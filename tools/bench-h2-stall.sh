@@ -39,22 +39,7 @@ STALL=${BENCH_STALL:-6}
 for n in "${STREAMS[@]}"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 && $n -le 100 ]] || die "BENCH_STREAMS: 1..100 each, not '$n'"; done
 [[ $STALL =~ ^[0-9]+$ && $STALL -ge 1 && $STALL -le 60 ]] || die "BENCH_STALL must be 1..60 seconds"
 
-need_pkgs=()
-command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
-python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)
-need_origin_tools "${need_pkgs[@]}"
-python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >&2 || die "the Python h2 package is missing (pip install h2)"
-release_binary
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-h2-stall.XXXXXX")
-stop_on_exit
-mkdir -p "$T/www"
-head -c $((256 << 20)) /dev/zero >"$T/www/big.bin"
-chmod a+rx "$T" "$T/www"
-chmod a+r "$T/www/big.bin"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" \
-  -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost" >"$T/openssl.log" 2>&1 ||
-  die "openssl could not make a certificate: $(cat "$T/openssl.log")"
+h2_bench_setup h2-stall
 H1=$(free_port)
 H2=$(free_port)
 tls() { printf 'server { listen 127.0.0.1:%s ssl%s; ssl_certificate %s; ssl_certificate_key %s; root %s; }' "$1" "$2" "$T/cert.pem" "$T/key.pem" "$T/www"; }

@@ -198,3 +198,25 @@ need_load_tools() {
   need_origin_tools "${extra[@]}"
   WRK=$(command -v wrk) || die "wrk is missing (apt-get install -y wrk)"
 }
+
+# h2_bench_setup NAME: what the HTTP/2 memory benchmarks (bench-h2-stall.sh, bench-memory.sh)
+# share: openssl, pip and the Python h2 package installed when missing, the release binary (BIN,
+# release_binary), and a temp dir T, removed at exit, holding www/big.bin (256 MiB of zeros) and
+# a self-signed certificate for localhost (cert.pem, key.pem).
+h2_bench_setup() {
+  local need_pkgs=()
+  command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
+  python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)
+  need_origin_tools "${need_pkgs[@]}"
+  python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >&2 || die "the Python h2 package is missing (pip install h2)"
+  release_binary
+  T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-$1.XXXXXX")
+  stop_on_exit
+  mkdir -p "$T/www"
+  head -c $((256 << 20)) /dev/zero >"$T/www/big.bin"
+  chmod a+rx "$T" "$T/www"
+  chmod a+r "$T/www/big.bin"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" \
+    -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost" >"$T/openssl.log" 2>&1 ||
+    die "openssl could not make a certificate: $(cat "$T/openssl.log")"
+}

@@ -52,22 +52,7 @@ for c in "${CASES[@]}"; do [[ $c =~ ^(h2|h2c|upload-h1|upload-h2)$ ]] || die "BE
 [[ $STALL =~ ^[0-9]+$ && $STALL -ge 1 && $STALL -le 60 ]] || die "BENCH_STALL must be 1..60 seconds"
 [[ $LIMIT =~ ^[0-9]+$ && $LIMIT -ge 1 ]] || die "BENCH_LIMIT_MB must be a number of MiB"
 
-need_pkgs=()
-command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
-python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)
-need_origin_tools "${need_pkgs[@]}"
-python3 -c 'import h2' >/dev/null 2>&1 || python3 -m pip install -q h2 >&2 || die "the Python h2 package is missing (pip install h2)"
-release_binary
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-memory.XXXXXX")
-stop_on_exit
-mkdir -p "$T/www"
-head -c $((256 << 20)) /dev/zero >"$T/www/big.bin"
-chmod a+rx "$T" "$T/www"
-chmod a+r "$T/www/big.bin"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" \
-  -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost" >"$T/openssl.log" 2>&1 ||
-  die "openssl could not make a certificate: $(cat "$T/openssl.log")"
+h2_bench_setup memory
 H2=$(free_port) PLAIN=$(free_port) SINK=$(free_port)
 nginx_conf origin "$PLAIN" "server { listen 127.0.0.1:$H2 ssl http2; ssl_certificate $T/cert.pem; ssl_certificate_key $T/key.pem; root $T/www; }" ""
 start_nginx origin "$PLAIN"

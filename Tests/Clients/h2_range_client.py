@@ -7,11 +7,11 @@ and resets one of them (RST_STREAM CANCEL) once it has read N body bytes, having
 bytes back with WINDOW_UPDATE as an application that consumed them would. Prints one JSON object:
 {"alpn": ..., "streams": [{"id", "range", "status", "bytes", "sha256", "reset"}]}.
 """
-import argparse, hashlib, json, socket, sys, time
+import argparse, hashlib, json, sys, time
 
 import h2.config, h2.connection, h2.events, h2.errors
 
-from h2_tunnel import open_tunnel
+from h2_tunnel import open_h2
 
 
 def main():
@@ -33,20 +33,10 @@ def main():
     p.add_argument("--timeout", type=float, default=30)
     a = p.parse_args()
 
-    alpn = None
-    scheme = "http"
-    if a.connect:
-        sock, _ = open_tunnel(a.proxy, a.connect, a.cafile, timeout=a.timeout)
-        alpn = sock.selected_alpn_protocol()
-        if alpn != "h2":
-            print(json.dumps({"alpn": alpn, "streams": []}))
-            return
-        scheme = "https"
-    else:
-        host, port = a.proxy.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)), timeout=a.timeout)
-        # Without it, Nagle holds each WINDOW_UPDATE until the previous one is acknowledged (40 ms).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock, alpn, scheme = open_h2(a.proxy, a.connect, a.cafile, timeout=a.timeout)
+    if a.connect and alpn != "h2":
+        print(json.dumps({"alpn": alpn, "streams": []}))
+        return
 
     conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()

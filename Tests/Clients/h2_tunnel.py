@@ -29,3 +29,17 @@ def open_tunnel(proxy, connect, cafile, alpn=("h2", "http/1.1"), rcvbuf=0, timeo
     ctx = ssl.create_default_context(cafile=cafile)
     ctx.set_alpn_protocols(list(alpn))
     return ctx.wrap_socket(raw, server_hostname=connect.rsplit(":", 1)[0]), size
+
+
+def open_h2(proxy, connect, cafile, timeout=30):
+    """The socket an HTTP/2 client talks on: through the proxy's CONNECT and TLS (ALPN) when
+    `connect` is given, else straight to the proxy (h2c with prior knowledge). Returns the
+    socket, the ALPN protocol chosen (None for h2c) and the scheme to send."""
+    if connect:
+        sock, _ = open_tunnel(proxy, connect, cafile, timeout=timeout)
+        return sock, sock.selected_alpn_protocol(), "https"
+    host, port = proxy.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=timeout)
+    # Without it, Nagle holds each WINDOW_UPDATE until the previous one is acknowledged (40 ms).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock, None, "http"

@@ -15,7 +15,7 @@ import argparse, json, os, socket, time
 
 import h2.config, h2.connection, h2.events
 
-from h2_tunnel import open_tunnel
+from h2_tunnel import open_h2
 
 
 def main():
@@ -35,17 +35,10 @@ def main():
     p.add_argument("--release", help="stop holding as soon as this file exists")
     a = p.parse_args()
 
-    alpn, scheme = None, "http"
-    if a.connect:
-        sock, _ = open_tunnel(a.proxy, a.connect, a.cafile, timeout=a.timeout)
-        alpn, scheme = sock.selected_alpn_protocol(), "https"
-        if alpn != "h2":
-            print(json.dumps({"alpn": alpn, "streams": 0, "heads": 0}))
-            return
-    else:
-        host, port = a.proxy.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)), timeout=a.timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock, alpn, scheme = open_h2(a.proxy, a.connect, a.cafile, timeout=a.timeout)
+    if a.connect and alpn != "h2":
+        print(json.dumps({"alpn": alpn, "streams": 0, "heads": 0}))
+        return
 
     conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()

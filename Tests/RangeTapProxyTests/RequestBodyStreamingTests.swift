@@ -49,24 +49,14 @@ final class RequestBodyStreamingTests {
         let size = 96 << 20
         let file = Paths.temporaryDirectory("upload") + "/body.bin"
         _ = FileManager.default.createFile(atPath: file, contents: Data(repeating: 0x5A, count: size))
-        let most = Atomic<Int>(0)
-        let done = Atomic<Bool>(false)
-        let server = proxy.server
-        let sampler = Thread {
-            while !done.load(ordering: .relaxed) {
-                let held = server.bodyBytesHeld
-                if held > most.load(ordering: .relaxed) { most.store(held, ordering: .relaxed) }
-                usleep(2_000)
-            }
-        }
-        sampler.start()
-        defer { done.store(true, ordering: .relaxed) }
+        let held = HeldBytesSampler(proxy.server)
+        defer { held.stop() }
         let chunked = try runCommand("/bin/sh", ["-c", "cat \(file) | curl -s --noproxy '' -x \(proxy.url) -T - -H 'Transfer-Encoding: chunked' \(sink.url("chunked"))"], timeout: 90)
         #expect(chunked.text == "received \(size)\n", "\(chunked.text) \(chunked.stderr)")
         let sized = try runCommand(try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "--data-binary", "@\(file)", sink.url("sized")], timeout: 90)
         #expect(sized.text == "received \(size)\n", "\(sized.text) \(sized.stderr)")
-        done.store(true, ordering: .relaxed)
-        #expect(most.load(ordering: .relaxed) <= 2 * RequestBody.highWater, "rangetap held up to \(most.load(ordering: .relaxed)) bytes of a body")
+        held.stop()
+        #expect(held.most <= 2 * RequestBody.highWater, "rangetap held up to \(held.most) bytes of a body")
         #expect(sink.completed == ["PUT /chunked \(size)", "POST /sized \(size)"], "\(sink.completed)")
         let capture = try await proxy.stopAndRead()
         #expect(capture.exchanges.count == 2 && capture.exchanges.allSatisfy { $0.outcome == .complete && $0.status == 200 })
@@ -78,28 +68,40 @@ final class RequestBodyStreamingTests {
     /// within a queue per stream.
     @Test(.timeLimit(.minutes(1))) func endlessHTTP2UploadsStreamToTheOrigin() async throws {
         let proxy = try await ProxyHarness()
-        let most = Atomic<Int>(0)
-        let done = Atomic<Bool>(false)
-        let server = proxy.server
-        let sampler = Thread {
-            while !done.load(ordering: .relaxed) {
-                let held = server.bodyBytesHeld
-                if held > most.load(ordering: .relaxed) { most.store(held, ordering: .relaxed) }
-                usleep(2_000)
-            }
-        }
-        sampler.start()
-        defer { done.store(true, ordering: .relaxed) }
+        let held = HeldBytesSampler(proxy.server)
+        defer { held.stop() }
         let client = "python3 \(Paths.root)/Tests/Clients/h2_upload_flood.py --proxy 127.0.0.1:\(proxy.port) --authority 127.0.0.1:\(sink.port) --path /flood --streams 5 --seconds 3"
         let r = try runCommand("/bin/sh", ["-c", "\(client) > /dev/null & \(client) > /dev/null & wait"], timeout: 40)
-        done.store(true, ordering: .relaxed)
+        held.stop()
         #expect(r.status == 0, "\(r.stderr)")
         let streamed = sink.waitForTotal(8 << 20, seconds: 5)
         #expect(streamed >= 8 << 20, "the origin got \(streamed) bytes of the uploads")
-        #expect(most.load(ordering: .relaxed) <= 10 * 2 * RequestBody.highWater, "rangetap held up to \(most.load(ordering: .relaxed)) bytes")
+        #expect(held.most <= 10 * 2 * RequestBody.highWater, "rangetap held up to \(held.most) bytes")
         #expect(sink.completed.isEmpty, "an endless upload never ends at the origin: \(sink.completed)")
         let capture = try await proxy.stopAndRead()
         #expect(capture.exchanges.filter { $0.method == "POST" }.count == 10)
         #expect(proxy.server.bodyBytesHeld == 0)
     }
+}
+
+/// Samples what a proxy holds for request bodies (``ProxyServer/bodyBytesHeld``) every 2 ms on
+/// a thread of its own, keeping the most seen, until stopped.
+private final class HeldBytesSampler: Sendable {
+    private let largest = Atomic<Int>(0)
+    private let done = Atomic<Bool>(false)
+
+    init(_ server: ProxyServer) {
+        Thread { [self] in
+            while !done.load(ordering: .relaxed) {
+                let now = server.bodyBytesHeld
+                if now > largest.load(ordering: .relaxed) { largest.store(now, ordering: .relaxed) }
+                usleep(2_000)
+            }
+        }.start()
+    }
+
+    /// The most bytes seen held.
+    var most: Int { largest.load(ordering: .relaxed) }
+
+    func stop() { done.store(true, ordering: .relaxed) }
 }
