@@ -18,6 +18,8 @@ def main():
     p.add_argument("--header", action="append", default=[], help="name=value (value may hold \\xHH escapes)")
     p.add_argument("--body", type=int, default=0, help="body bytes to send")
     p.add_argument("--declared", type=int, default=-1, help="content-length to declare (-1: none)")
+    p.add_argument("--split", type=int, default=0,
+                   help="send the body's first SPLIT bytes in a DATA frame of their own, the rest 0.3 s later")
     a = p.parse_args()
     host, port = a.proxy.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)), timeout=10)
@@ -33,7 +35,12 @@ def main():
         name, value = h.split("=", 1)
         headers.append((name.encode(), value.encode("latin-1").decode("unicode_escape").encode("latin-1")))
     conn.send_headers(sid, headers, end_stream=a.body == 0)
-    if a.body:
+    if a.body and 0 < a.split < a.body:
+        conn.send_data(sid, b"x" * a.split, end_stream=False)
+        sock.sendall(conn.data_to_send())
+        time.sleep(0.3)
+        conn.send_data(sid, b"x" * (a.body - a.split), end_stream=True)
+    elif a.body:
         conn.send_data(sid, b"x" * a.body, end_stream=True)
     sock.sendall(conn.data_to_send())
     out = {"status": None, "body": "", "reset": None}

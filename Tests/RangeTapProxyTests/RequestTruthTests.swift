@@ -87,6 +87,14 @@ struct RequestTruthTests {
         let proxy = try await ProxyHarness()
         let short = try h2(proxy, ["--authority", "127.0.0.1:\(nginx.port)", "--path", "/ok.txt", "--method", "POST", "--declared", "10", "--body", "3"])
         #expect(short.status == 400 && short.body.contains("content-length 10"), "\(short)")
+        // Short, but only once forwarding had begun (the first DATA frame agreed so far): the
+        // upload is stopped at the origin and the client answered 400 (it was never answered).
+        // (To the sink origin, which waits for a body's end before it answers.)
+        let sink = try SinkOrigin()
+        defer { sink.stop() }
+        let late = try h2(proxy, ["--authority", "127.0.0.1:\(sink.port)", "--path", "/late", "--method", "POST", "--declared", "20", "--body", "15", "--split", "10"])
+        #expect(late.status == 400 && late.body.contains("content-length 20") && late.body.contains("stopped the request to the origin"), "\(late)")
+        #expect(sink.completed.isEmpty, "the origin got the short body as whole: \(sink.completed)")
         let evil = try h2(proxy, ["--authority", "127.0.0.1:\(nginx.port)/evil?", "--path", "/ok.txt"])
         #expect(evil.status == 400 && evil.body.contains(":authority"), "\(evil)")
         // The connection-level check is per stream: a good request still goes through.
@@ -96,5 +104,7 @@ struct RequestTruthTests {
         let capture = try await proxy.stopAndRead()
         let refusals = capture.events("error").compactMap { if case .error(let e) = $0, e.kind == .refused { e } else { nil } }
         #expect(refusals.count == 2 && refusals.allSatisfy { $0.status == 400 }, "\(refusals)")
+        let stopped = capture.events("error").compactMap { if case .error(let e) = $0, e.kind == .badRequest { e } else { nil } }
+        #expect(stopped.count == 1 && stopped.first?.status == 400, "\(stopped)")
     }
 }

@@ -11,8 +11,9 @@ import Synchronization
 /// 1.4 MiB each (748 MiB) with nothing across streams or connections; the budget caps the total,
 /// and ``ConnectionShare`` the part one connection's streams may take of it.
 final class BodyBudget: Sendable {
-    /// Bytes that may be held at once (an exchange already admitted may overshoot by one
-    /// socket read, what libcurl hands over at once).
+    /// Bytes that may be held at once. Exceeded by at most one read per exchange: an exchange
+    /// with nothing in flight may always send one on (``FlowControl``), so a spent budget slows
+    /// clients that read but never stalls them.
     let limit: Int
     private let used = Atomic<Int>(0)
     private let waiting = Mutex<[FlowControl]>([])

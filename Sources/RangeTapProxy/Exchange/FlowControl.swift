@@ -54,14 +54,16 @@ final class FlowControl: Sendable {
     /// for the event loop (or the budget) to resume the transfer.
     func admit(_ n: Int) -> Bool {
         let (high, low) = marks
-        if inFlight.load(ordering: .acquiring) < high, budget?.take(n) ?? true {
+        let now = inFlight.load(ordering: .acquiring)
+        if now < high, charge(n, inFlight: now) {
             inFlight.add(n, ordering: .acquiringAndReleasing)
             return true
         }
         paused.store(true, ordering: .sequentiallyConsistent)
         // The event loop may have drained the window, or the budget room made, between the
         // check and the store; a window drained while the budget is spent waits in its line.
-        if inFlight.load(ordering: .sequentiallyConsistent) <= low, claimResume() {
+        let again = inFlight.load(ordering: .sequentiallyConsistent)
+        if again <= low, claimResume(inFlight: again) {
             budget?.force(n)
             inFlight.add(n, ordering: .acquiringAndReleasing)
             return true
@@ -83,13 +85,26 @@ final class FlowControl: Sendable {
         let now = inFlight.subtract(n, ordering: .sequentiallyConsistent).newValue
         budget?.give(n)
         guard now <= marks.low, paused.load(ordering: .sequentiallyConsistent) else { return false }
-        return claimResume()
+        return claimResume(inFlight: now)
     }
 
-    /// Whether the budget has room; else (once) the flow joins its line.
-    private func budgetAllows() -> Bool {
+    /// Charges `n` bytes to the budget when it has room, or whatever the room when the exchange
+    /// has nothing in flight: each exchange may always have one read on its way, so a spent
+    /// budget slows a client that reads but never stalls it (clients that stopped reading hold
+    /// the rest). The budget may thus be exceeded by one read per exchange.
+    private func charge(_ n: Int, inFlight now: Int) -> Bool {
         guard let budget else { return true }
-        if budget.hasRoom { return true }
+        if budget.take(n) { return true }
+        guard now == 0 else { return false }
+        budget.force(n)
+        return true
+    }
+
+    /// Whether the budget has room (or the exchange has nothing in flight); else (once) the flow
+    /// joins its line.
+    private func budgetAllows(inFlight now: Int) -> Bool {
+        guard let budget else { return true }
+        if budget.hasRoom || now == 0 { return true }
         if queued.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
             budget.wait(self)
         }
@@ -98,15 +113,16 @@ final class FlowControl: Sendable {
     }
 
     /// Takes the `paused` flag when the budget allows: the caller resumes the transfer.
-    private func claimResume() -> Bool {
-        budgetAllows() && paused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
+    private func claimResume(inFlight now: Int) -> Bool {
+        budgetAllows(inFlight: now) && paused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// Any thread: the budget made room for this flow, first in its line. Resumes the transfer
     /// when its own window has drained too (else its own completions will).
     func wake() {
         queued.store(false, ordering: .sequentiallyConsistent)
-        guard !closed.load(ordering: .relaxed), inFlight.load(ordering: .sequentiallyConsistent) <= marks.low, claimResume() else { return }
+        let now = inFlight.load(ordering: .sequentiallyConsistent)
+        guard !closed.load(ordering: .relaxed), now <= marks.low, claimResume(inFlight: now) else { return }
         wakeHandler.withLock { $0 }?()
     }
 

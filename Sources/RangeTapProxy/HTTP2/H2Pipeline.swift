@@ -7,8 +7,15 @@ import NIOHTTP2
 /// (its frame delegate the connection's ``H2FrameLedger``) → ``H2FrameTap`` →
 /// `HTTP2StreamMultiplexer` (one ``H2StreamHandler`` per stream) → ``H2ConnectionHandler``.
 enum H2Pipeline {
-    /// Streams a client may open at once.
-    static let maxConcurrentStreams = 128
+    /// Streams a client may open at once: NIOHTTP2's own limit until the client acknowledged
+    /// the SETTINGS (128 was advertised while 100 were enforced: 128 streams in a client's first
+    /// write got a GOAWAY), so the limit advertised is the limit enforced.
+    static let maxConcurrentStreams = 100
+    /// How far ahead of rangetap's reading a client may send a stream's request body (the
+    /// stream's receive window NIOHTTP2 keeps). While rangetap holds an upload back (its
+    /// ``RequestBody`` queue is full) the client can send this much more, which NIOHTTP2 keeps:
+    /// 1 MiB let 100 uploads to an origin that read nothing hold 103 MiB.
+    static let streamReceiveWindow = 256 * 1024
 
     /// Adds the handlers. Called on the channel's event loop.
     static func install(on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession, inherited: ClientSession.Inherited) throws {
@@ -29,7 +36,7 @@ enum H2Pipeline {
         connection.contentLengthValidation = .disabled
         try sync.addHandler(NIOHTTP2Handler(mode: .server, frameDelegate: state.value.ledger, connectionConfiguration: connection))
         try sync.addHandler(H2FrameTap(state: state.value))
-        try sync.addHandler(HTTP2StreamMultiplexer(mode: .server, channel: channel, targetWindowSize: 1 << 20, inboundStreamInitializer: { stream in
+        try sync.addHandler(HTTP2StreamMultiplexer(mode: .server, channel: channel, targetWindowSize: streamReceiveWindow, inboundStreamInitializer: { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(H2StreamHandler(shared: shared, state: state.value, session: session))
             }

@@ -172,11 +172,12 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         bodyTimer?.stop()
         bodyTimer = nil
         if let up = upload {
-            upload = nil
             if let declared = up.declared, declared != up.got {
+                // Short: the stream ended before the bytes its content-length promised.
                 malformed("content-length \(declared) but the request's DATA frames carried \(up.got) bytes")
                 return
             }
+            upload = nil
             up.body.finish()
             return
         }
