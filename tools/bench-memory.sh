@@ -9,7 +9,7 @@
 # Tests/Origins/sink_origin.py reads request bodies and throws them away, counting them. Each case
 # runs against a fresh `rangetap record --no-bodies` with its own CA:
 #   h2         BENCH_STREAMS streams of 200 MB ranges, Tests/Clients/h2_zero_window.py through
-#              CONNECT + TLS (ALPN h2), at most 100 streams a connection (rangetap announces 128),
+#              CONNECT + TLS (ALPN h2), at most 100 streams a connection (what rangetap announces),
 #              one client process per connection, all at once; no WINDOW_UPDATE ever goes back
 #              (stream or connection); all held BENCH_STALL seconds once every stream has its head
 #   h2c        the same over h2c with prior knowledge straight to rangetap, to nginx's plain port
