@@ -40,7 +40,7 @@ public struct ProxyConfiguration: Sendable {
     public var flowLowWater: Int
     /// Body bytes held for clients across the whole process (``BodyBudget``): responses waiting
     /// for slow or stalled clients, request bodies waiting for libcurl (`--body-memory`).
-    public var bodyMemory: Int = 32 << 20
+    public var bodyMemory: Int = 16 << 20
     /// What the exchanges of one client connection may hold together (``ConnectionShare``): a
     /// quarter of ``bodyMemory``.
     var connectionShare: Int { max(FlowControl.smallestWindow, bodyMemory / 4) }

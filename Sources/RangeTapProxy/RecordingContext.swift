@@ -82,17 +82,19 @@ final class RecordingContext: Sendable {
         writer.record(.fault(FaultEvent(t: clock.now(), exchange: exchange, rule: rule, action: action, detail: detail, lines: lines.map(redact))))
     }
 
-    /// The read size (`CURLOPT_BUFFERSIZE`) of a transfer starting now: `--body-memory`'s
-    /// connection share over the exchanges alive, between 16 KiB and the configured size.
+    /// What the read buffers of all transfers together are sized to (``upstreamReadSize()``).
+    static let readMemory = 8 << 20
+
+    /// The read size (`CURLOPT_BUFFERSIZE`) of a transfer starting now: ``readMemory`` over the
+    /// exchanges alive, between 16 KiB and the configured size (256 KiB up to 32 exchanges).
     ///
     /// Why: libcurl 7.88 gives every transfer a receive buffer of this size, and a transfer
     /// paused for its client keeps a copy of the rest of its last read besides: 500 streams a
-    /// client never read held 0.26–0.47 MiB each beyond the budget with 256 KiB reads. Up to 32
-    /// exchanges at once (with the default budget) keep the full size.
+    /// client never read held 0.26–0.47 MiB each beyond the body budget with 256 KiB reads.
     func upstreamReadSize() -> Int {
         let largest = configuration.upstreamBufferSize
         let live = max(1, liveExchanges.load(ordering: .relaxed) + 1)
-        let fair = configuration.connectionShare / live
+        let fair = Self.readMemory / live
         guard fair < largest else { return largest }
         // A power of two from 16 KiB (libcurl's default) up.
         var size = 16 * 1024

@@ -91,8 +91,8 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
     var upstreamIdleTimeout = "60s"
 
-    @Option(name: .long, help: ArgumentHelp("Body bytes rangetap may hold for its clients at once, all connections together (responses waiting for slow clients, request bodies waiting for the origin); beyond it transfers pause: 32m, 256m.", valueName: "SIZE"))
-    var bodyMemory = "32m"
+    @Option(name: .long, help: ArgumentHelp("Body bytes rangetap may hold for its clients at once, all connections together (responses waiting for slow clients, request bodies waiting for the origin); beyond it transfers pause: 16m, 256m.", valueName: "SIZE"))
+    var bodyMemory = "16m"
 
     @OptionGroup var logging: VerboseOption
 
