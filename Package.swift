@@ -13,7 +13,8 @@ let swiftSettings: [SwiftSetting] = [
 /// linker read a 0.8 MiB symbol table; together about 3.5 MiB of the idle process's 41 MiB resident
 /// set. Measured in docs/performance.md ("Memory of the binary").
 let releaseLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
+    .unsafeFlags(
+        ["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
 ]
 
 let package = Package(
@@ -52,7 +53,7 @@ let package = Package(
         .target(
             name: "RangeTapCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: swiftSettings
         ),
@@ -155,28 +156,22 @@ let package = Package(
                 "RangeTapProxy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/RangeTapTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The fast tier: pure logic, parsers, state machines and `EmbeddedChannel` pipelines; no
+        // subprocess, no listening socket. `tools/test.sh --fast` runs these targets in parallel.
         .testTarget(
             name: "RangeTapCoreTests",
             dependencies: ["RangeTapCore", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "RangeTapReplayTests",
-            dependencies: ["RangeTapCore", "RangeTapReplay", "RangeTapTestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
             name: "RangeTapReportTests",
             dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapTestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "RangeTapCurlTests",
-            dependencies: ["RangeTapCurl", "RangeTapTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -190,11 +185,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "RangeTapTestingTests",
-            dependencies: ["RangeTapTesting", "RangeTapCore", "RangeTapReplay", "RangeTapTestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
             name: "RangeTapProxyTests",
             dependencies: [
                 "CMalloc",
@@ -204,10 +194,36 @@ let package = Package(
                 "RangeTapCurl",
                 "RangeTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The integration tier: real peers (curl, nginx, ffmpeg, Chromium, Python origins) on
+        // 127.0.0.1, the built `rangetap` executable, real sockets. `tools/run-suites.py` runs each
+        // suite in its own process, several at a time.
+        .testTarget(
+            name: "RangeTapIntegrationTests",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapCurl",
+                "RangeTapPlay",
+                "RangeTapProbe",
+                "RangeTapProxy",
+                "RangeTapReplay",
+                "RangeTapReport",
+                "RangeTapTesting",
+                "RangeTapTLS",
+                "RangeTapTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

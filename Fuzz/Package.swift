@@ -27,7 +27,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: fuzzTargets.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
-        .package(name: "rangetap", path: ".."),
+        .package(name: "rangetap", path: "..")
     ],
     targets: [
         .target(name: "CFuzzDriver"),
@@ -36,14 +36,15 @@ let package = Package(
             dependencies: ["CFuzzDriver"],
             swiftSettings: swiftSettings
         ),
-    ] + fuzzTargets.map {
-        .executableTarget(
-            name: $0,
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "RangeTapCore", package: "rangetap"),
-            ],
-            swiftSettings: swiftSettings
-        )
-    }
+    ]
+        + fuzzTargets.map {
+            .executableTarget(
+                name: $0,
+                dependencies: [
+                    "FuzzSupport",
+                    .product(name: "RangeTapCore", package: "rangetap"),
+                ],
+                swiftSettings: swiftSettings
+            )
+        }
 )

@@ -1,18 +1,50 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds rangetap, and runs every test against real peers
-# (curl, ffmpeg/ffprobe, nginx, Python's http.server, the quirk origin), all on 127.0.0.1.
+# Installs what is missing, builds rangetap and its tests, and runs them in two tiers:
+#   0. the format check (tools/check-format.sh);
+#   1. the fast tier: pure logic, parsers, state machines and EmbeddedChannel pipelines (no
+#      subprocess, no listening socket), in one process, tests in parallel;
+#   2. the integration tier: real peers (curl, ffmpeg, nginx, Chromium, Python origins) on
+#      127.0.0.1, each suite in its own process, several suites at a time (tools/run-suites.py);
+# then renders the HTML report in a real headless Chromium. docs/testing.md has the details.
+#
+# Usage: tools/test.sh [--fast]
+#   --fast   the format check and the fast tier only (after a build)
+# Environment: TEST_JOBS (integration suites run at once, default 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh --for test
+fast_only=false
+case ${1:-} in
+  "") ;;
+  --fast) fast_only=true ;;
+  *) echo "test.sh: usage: tools/test.sh [--fast]" >&2; exit 2 ;;
+esac
+$fast_only || tools/install-deps.sh --for test
 # Every temporary file of the run (test origins, captures of up to a GiB, peers' logs) goes under
 # one directory that is removed at the end, so repeated runs do not fill the disk.
 TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/rangetap-test-run.XXXXXX")"
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
+
+started=$(date +%s)
+# The sources as swift-format leaves them, no line over 120 columns (.swift-format).
+tools/check-format.sh
 swift build --build-tests 2>&1 | tail -n 3
-# The integration suites start servers and measure descriptors of this process: run serially.
-swift test --skip-build --no-parallel 2>&1 | tee .build/test.log | grep -vE '^(◇|↳) '
+built=$(date +%s)
+
+# The fast tier: every test target except the integration one, tests in parallel in one process.
+set +e
+swift test --skip-build --skip 'RangeTapIntegrationTests\.' 2>&1 | tee .build/test-fast.log \
+  | grep -vE '^(◇|↳|✔ Test) '
 status=${PIPESTATUS[0]}
+set -e
 [ "$status" -eq 0 ] || exit "$status"
+fast_done=$(date +%s)
+echo "test.sh: fast tier passed in $((fast_done - built)) s (build $((built - started)) s)"
+$fast_only && exit 0
+
+# The integration tier: one process per suite, TEST_JOBS at a time, longest first.
+tools/run-suites.py --filter '^RangeTapIntegrationTests\.' --jobs "${TEST_JOBS:-4}"
 # The HTML report, rendered in a real headless Chromium.
 tools/check-html.sh captures/avplayer-nginx.rtap "$(mktemp -d)/waterfall.png"
+echo "test.sh: build $((built - started)) s, fast tier $((fast_done - built)) s," \
+  "integration tier $(($(date +%s) - fast_done)) s"

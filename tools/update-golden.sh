@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the golden inspect outputs of the sample captures (captures/golden/), which
-# Tests/RangeTapReportTests/GoldenInspectTests.swift compares against. Run after changing the
+# Tests/RangeTapIntegrationTests/Inspect/GoldenInspectTests.swift compares against. Run after changing the
 # analysis or the renderings on purpose, then read the diff before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,13 +6,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // rangetap checked out beside this package.
-        .package(path: "../rangetap"),
+        .package(path: "../rangetap")
     ],
     targets: [
         .testTarget(
             name: "FixtureTestsTests",
             dependencies: [.product(name: "RangeTapTesting", package: "rangetap")],
             swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        )
     ]
 )

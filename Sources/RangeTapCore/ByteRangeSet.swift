@@ -7,14 +7,17 @@ public struct ByteRangeSet: Sendable, Equatable {
     public init() {}
 
     /// Total bytes covered (`Int64.max` if that does not fit, which takes negative offsets).
-    public var count: Int64 { spans.reduce(0) { $0.addingSaturating($1.upperBound.subtractingSaturating($1.lowerBound)) } }
+    public var count: Int64 {
+        spans.reduce(0) { $0.addingSaturating($1.upperBound.subtractingSaturating($1.lowerBound)) }
+    }
 
     /// Bytes of `range` already in the set.
     public func overlap(with range: Range<Int64>) -> Int64 {
         guard !range.isEmpty else { return 0 }
         var total: Int64 = 0
         for s in spans where s.lowerBound < range.upperBound && range.lowerBound < s.upperBound {
-            total = total.addingSaturating(min(s.upperBound, range.upperBound).subtractingSaturating(max(s.lowerBound, range.lowerBound)))
+            total = total.addingSaturating(
+                min(s.upperBound, range.upperBound).subtractingSaturating(max(s.lowerBound, range.lowerBound)))
         }
         return total
     }

@@ -15,11 +15,17 @@ public struct CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
     private init(_ code: Code) { self.code = code }
 
     /// The capture directory or one of its files could not be created.
-    public static func cannotCreate(path: String, reason: String) -> Self { .init(.cannotCreate(path: path, reason: reason)) }
+    public static func cannotCreate(path: String, reason: String) -> Self {
+        .init(.cannotCreate(path: path, reason: reason))
+    }
     /// The capture could not be opened.
-    public static func cannotOpen(path: String, reason: String) -> Self { .init(.cannotOpen(path: path, reason: reason)) }
+    public static func cannotOpen(path: String, reason: String) -> Self {
+        .init(.cannotOpen(path: path, reason: reason))
+    }
     /// A complete line of `events.jsonl` is not a valid event.
-    public static func malformedEvent(line: Int, reason: String) -> Self { .init(.malformedEvent(line: line, reason: reason)) }
+    public static func malformedEvent(line: Int, reason: String) -> Self {
+        .init(.malformedEvent(line: line, reason: reason))
+    }
     /// The first event is not a capture header.
     public static func noHeader(path: String) -> Self { .init(.noHeader(path: path)) }
     /// The capture was written by a newer format version.
@@ -27,9 +33,13 @@ public struct CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Body bytes were asked for but the capture was recorded with `--no-bodies`.
     public static func bodiesNotRecorded(path: String) -> Self { .init(.bodiesNotRecorded(path: path)) }
     /// A chunk points past the end of `body.bin`.
-    public static func bodyOutOfRange(path: String, offset: Int64, size: Int) -> Self { .init(.bodyOutOfRange(path: path, offset: offset, size: size)) }
+    public static func bodyOutOfRange(path: String, offset: Int64, size: Int) -> Self {
+        .init(.bodyOutOfRange(path: path, offset: offset, size: size))
+    }
     /// Writing the capture failed (disk full, permissions).
-    public static func writeFailed(path: String, reason: String) -> Self { .init(.writeFailed(path: path, reason: reason)) }
+    public static func writeFailed(path: String, reason: String) -> Self {
+        .init(.writeFailed(path: path, reason: reason))
+    }
 
     public var description: String {
         switch code {

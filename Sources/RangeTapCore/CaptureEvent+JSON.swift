@@ -125,62 +125,120 @@ extension CaptureEvent {
     /// the line and the key.
     /// Numbers are checked too (see ``validate(lineNumber:)``): a negative size or an offset
     /// that overflows is an error, never a value handed on to range maths.
-    public static func decode(jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder = JSONDecoder()) throws(CaptureError) -> CaptureEvent? {
+    public static func decode(
+        jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder = JSONDecoder()
+    ) throws(CaptureError) -> CaptureEvent? {
         let event = try decodeUnchecked(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
         try event?.validate(lineNumber: lineNumber)
         return event
     }
 
-    private static func decodeUnchecked(jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder) throws(CaptureError) -> CaptureEvent? {
+    private static func decodeUnchecked(
+        jsonLine line: Data, lineNumber: Int, decoder: JSONDecoder
+    ) throws(CaptureError) -> CaptureEvent? {
         if let chunk = ChunkLineParser.parse(line) { return .chunk(chunk) }
         let r: RawEvent
         do {
             r = try decoder.decode(RawEvent.self, from: line)
         } catch {
-            throw CaptureError.malformedEvent(line: lineNumber, reason: CaptureLineDiagnosis.diagnose(line) ?? Self.describe(error))
+            throw CaptureError.malformedEvent(
+                line: lineNumber, reason: CaptureLineDiagnosis.diagnose(line) ?? Self.describe(error))
         }
         func need<T>(_ v: T?, _ key: String) throws(CaptureError) -> T {
-            guard let v else { throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"\(key)\" is missing") }
+            guard let v else {
+                throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"\(key)\" is missing")
+            }
             return v
         }
         func lines(_ a: [String]?) -> [HeaderLine] { (a ?? []).map(HeaderLine.init(raw:)) }
         switch r.type {
         case "capture":
-            return .header(CaptureHeader(version: try need(r.version, "version"), tool: try need(r.tool, "tool"), startedAt: try need(r.startedAt, "startedAt"), startedAtMicros: r.startedAtUs, bodies: try need(r.bodies, "bodies"), hashes: r.hashes ?? true, redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"), upstream: r.upstream))
+            return .header(
+                CaptureHeader(
+                    version: try need(r.version, "version"), tool: try need(r.tool, "tool"),
+                    startedAt: try need(r.startedAt, "startedAt"), startedAtMicros: r.startedAtUs,
+                    bodies: try need(r.bodies, "bodies"), hashes: r.hashes ?? true,
+                    redacted: try need(r.redacted, "redacted"), listen: try need(r.listen, "listen"),
+                    upstream: r.upstream))
         case "conn.open":
-            return .connectionOpen(ConnectionOpenEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), peer: try need(r.peer, "peer"), sendBuffer: r.sndbuf))
+            return .connectionOpen(
+                ConnectionOpenEvent(
+                    t: try need(r.t, "t"), connection: try need(r.conn, "conn"), peer: try need(r.peer, "peer"),
+                    sendBuffer: r.sndbuf))
         case "conn.close":
-            return .connectionClose(ConnectionCloseEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), by: ConnectionCloseEvent.Closer(rawValue: try need(r.by, "by")), requests: try need(r.requests, "requests")))
+            return .connectionClose(
+                ConnectionCloseEvent(
+                    t: try need(r.t, "t"), connection: try need(r.conn, "conn"),
+                    by: ConnectionCloseEvent.Closer(rawValue: try need(r.by, "by")),
+                    requests: try need(r.requests, "requests")))
         case "request":
-            return .request(RequestEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), method: try need(r.method, "method"), target: try need(r.target, "target"), version: try need(r.version_, "version"), url: r.url, headers: lines(try need(r.headers, "headers")), stream: r.stream))
+            return .request(
+                RequestEvent(
+                    t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"),
+                    method: try need(r.method, "method"), target: try need(r.target, "target"),
+                    version: try need(r.version_, "version"), url: r.url,
+                    headers: lines(try need(r.headers, "headers")), stream: r.stream))
         case "interim", "response":
-            let e = ResponseEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), status: try need(r.status, "status"), lines: lines(try need(r.lines, "lines")), reused: r.reused, upstreamPort: r.upstreamPort)
+            let e = ResponseEvent(
+                t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), status: try need(r.status, "status"),
+                lines: lines(try need(r.lines, "lines")), reused: r.reused, upstreamPort: r.upstreamPort)
             return r.type == "interim" ? .interim(e) : .response(e)
         case "chunk":
-            return .chunk(ChunkEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), size: try need(r.size, "size"), offset: try need(r.off, "off"), resourceOffset: r.res, bodyOffset: r.at))
+            return .chunk(
+                ChunkEvent(
+                    t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), size: try need(r.size, "size"),
+                    offset: try need(r.off, "off"), resourceOffset: r.res, bodyOffset: r.at))
         case "end":
-            return .end(EndEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"), sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered, deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
+            return .end(
+                EndEvent(
+                    t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"),
+                    sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered,
+                    deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
         case "cancel":
-            return .cancel(CancelEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"), sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"), deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
+            return .cancel(
+                CancelEvent(
+                    t: try need(r.t, "t"), exchange: try need(r.ex, "ex"),
+                    delivered: try need(r.delivered, "delivered"), received: try need(r.received, "received"),
+                    sendBuffer: r.sndbuf, sha256: try need(r.sha256, "sha256"),
+                    deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
         case "error":
-            return .error(ErrorEvent(t: try need(r.t, "t"), exchange: r.ex, connection: r.conn, kind: ErrorEvent.Kind(rawValue: try need(r.kind, "kind")), message: try need(r.message, "message"), curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
+            return .error(
+                ErrorEvent(
+                    t: try need(r.t, "t"), exchange: r.ex, connection: r.conn,
+                    kind: ErrorEvent.Kind(rawValue: try need(r.kind, "kind")), message: try need(r.message, "message"),
+                    curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
         case "tunnel":
-            return .tunnel(TunnelEvent(t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"), connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"), up: try need(r.up, "up"), down: try need(r.down, "down"), intercepted: r.intercepted))
+            return .tunnel(
+                TunnelEvent(
+                    t: try need(r.t, "t"), opened: try need(r.opened, "opened"), exchange: try need(r.ex, "ex"),
+                    connection: try need(r.conn, "conn"), authority: try need(r.authority, "authority"),
+                    up: try need(r.up, "up"), down: try need(r.down, "down"), intercepted: r.intercepted))
         case "tls":
             guard let outcome = TLSEvent.Outcome(rawValue: try need(r.outcome, "outcome")) else {
-                throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"outcome\" must be established, rejected or failed")
+                throw CaptureError.malformedEvent(
+                    line: lineNumber, reason: "field \"outcome\" must be established, rejected or failed")
             }
-            return .tls(TLSEvent(t: try need(r.t, "t"), connection: try need(r.conn, "conn"), exchange: try need(r.ex, "ex"), authority: try need(r.authority, "authority"), outcome: outcome, serverName: r.sni, version: r.version_, alpn: r.alpn, cipher: r.cipher, reason: r.reason))
+            return .tls(
+                TLSEvent(
+                    t: try need(r.t, "t"), connection: try need(r.conn, "conn"), exchange: try need(r.ex, "ex"),
+                    authority: try need(r.authority, "authority"), outcome: outcome, serverName: r.sni,
+                    version: r.version_, alpn: r.alpn, cipher: r.cipher, reason: r.reason))
         case "pause":
             return .pause(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
         case "resume":
             return .resume(FlowEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex")))
         case "fault":
-            return .fault(FaultEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), rule: try need(r.rule, "rule"), action: try need(r.action, "action"), detail: try need(r.detail, "detail"), lines: r.lines.map { lines($0) }))
+            return .fault(
+                FaultEvent(
+                    t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), rule: try need(r.rule, "rule"),
+                    action: try need(r.action, "action"), detail: try need(r.detail, "detail"),
+                    lines: r.lines.map { lines($0) }))
         case "shape":
             return .shape(ShapeEvent(t: try need(r.t, "t"), spec: try need(r.spec, "spec"), trace: r.trace))
         case "delivered":
-            return .delivered(DeliveredEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes")))
+            return .delivered(
+                DeliveredEvent(t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"))
+            )
         default:
             return nil
         }
@@ -202,7 +260,10 @@ extension CaptureEvent {
 
 /// Every key any event may carry; the `type` says which must be present.
 private struct RawEvent: Decodable {
-    static let knownTypes: Set<String> = ["capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error", "tunnel", "tls", "pause", "resume", "fault", "shape", "delivered"]
+    static let knownTypes: Set<String> = [
+        "capture", "conn.open", "conn.close", "request", "interim", "response", "chunk", "end", "cancel", "error",
+        "tunnel", "tls", "pause", "resume", "fault", "shape", "delivered",
+    ]
     var type: String
     var t: Int64?
     var ex: Int?
@@ -270,9 +331,11 @@ private struct RawEvent: Decodable {
     var trace: String?
 
     enum CodingKeys: String, CodingKey {
-        case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, hashes, redacted, listen, upstream, peer, sndbuf, by, requests
+        case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, hashes, redacted, listen, upstream, peer, sndbuf,
+            by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
-        case bytes, sha256, trailers, delivered, deliveredBy, consumed, received, kind, message, curlCode, opened, authority, up, down
+        case bytes, sha256, trailers, delivered, deliveredBy, consumed, received, kind, message, curlCode, opened,
+            authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
         case rule, action, detail, spec, trace
         case version

@@ -89,7 +89,8 @@ private struct NumberCheck {
 
     func notNegative(_ key: String, _ value: Int64?) throws(CaptureError) {
         guard let value, value < 0 else { return }
-        throw .malformedEvent(line: lineNumber, reason: "field \"\(key)\" must be a whole number from 0 to \(Int64.max), found \(value)")
+        throw .malformedEvent(
+            line: lineNumber, reason: "field \"\(key)\" must be a whole number from 0 to \(Int64.max), found \(value)")
     }
 
     func notNegative(_ key: String, _ value: Int?) throws(CaptureError) {
@@ -98,7 +99,11 @@ private struct NumberCheck {
 
     func within(_ key: String, _ value: Int64, _ range: ClosedRange<Int64>) throws(CaptureError) {
         guard !range.contains(value) else { return }
-        throw .malformedEvent(line: lineNumber, reason: "field \"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound), found \(value)")
+        throw .malformedEvent(
+            line: lineNumber,
+            reason:
+                "field \"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound), found \(value)"
+        )
     }
 
     func status(_ key: String, _ value: Int) throws(CaptureError) {
@@ -107,6 +112,8 @@ private struct NumberCheck {
 
     func sumFits(_ a: String, _ x: Int64, _ b: String, _ y: Int64) throws(CaptureError) {
         guard x.addingChecked(y) == nil else { return }
-        throw .malformedEvent(line: lineNumber, reason: "fields \"\(a)\" + \"\(b)\" (\(x) + \(y)) pass \(Int64.max), the largest offset a capture can hold")
+        throw .malformedEvent(
+            line: lineNumber,
+            reason: "fields \"\(a)\" + \"\(b)\" (\(x) + \(y)) pass \(Int64.max), the largest offset a capture can hold")
     }
 }

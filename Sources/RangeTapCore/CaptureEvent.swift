@@ -107,7 +107,10 @@ public struct CaptureHeader: Sendable, Equatable {
     public var upstream: String?
 
     /// Creates a header.
-    public init(version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, startedAtMicros: Int64? = nil, bodies: Bool, hashes: Bool = true, redacted: Bool, listen: String, upstream: String?) {
+    public init(
+        version: Int = CaptureHeader.currentVersion, tool: String, startedAt: String, startedAtMicros: Int64? = nil,
+        bodies: Bool, hashes: Bool = true, redacted: Bool, listen: String, upstream: String?
+    ) {
         self.version = version
         self.hashes = hashes
         self.tool = tool
@@ -183,7 +186,10 @@ public struct RequestEvent: Sendable, Equatable {
     public var stream: Int?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, connection: Int, method: String, target: String, version: String, url: String?, headers: [HeaderLine], stream: Int? = nil) {
+    public init(
+        t: CaptureTime, exchange: Int, connection: Int, method: String, target: String, version: String, url: String?,
+        headers: [HeaderLine], stream: Int? = nil
+    ) {
         self.stream = stream
         self.t = t
         self.exchange = exchange
@@ -273,7 +279,10 @@ public struct EndEvent: Sendable, Equatable {
     public var consumed: Int64?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [], delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil) {
+    public init(
+        t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [],
+        delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil
+    ) {
         self.t = t
         self.exchange = exchange
         self.bytes = bytes
@@ -306,7 +315,10 @@ public struct CancelEvent: Sendable, Equatable {
     public var consumed: Int64?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil) {
+    public init(
+        t: CaptureTime, exchange: Int, delivered: Int64, received: Int64, sendBuffer: Int?, sha256: String,
+        deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil
+    ) {
         self.t = t
         self.exchange = exchange
         self.delivered = delivered
@@ -340,7 +352,10 @@ public struct ErrorEvent: Sendable, Equatable {
     public var status: Int?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int?, connection: Int?, kind: Kind, message: String, curlCode: Int? = nil, received: Int64 = 0, sha256: String? = nil, status: Int? = nil) {
+    public init(
+        t: CaptureTime, exchange: Int?, connection: Int?, kind: Kind, message: String, curlCode: Int? = nil,
+        received: Int64 = 0, sha256: String? = nil, status: Int? = nil
+    ) {
         self.t = t
         self.exchange = exchange
         self.connection = connection
@@ -374,7 +389,10 @@ public struct TunnelEvent: Sendable, Equatable {
     public var intercepted: Bool?
 
     /// Creates the event.
-    public init(t: CaptureTime, opened: CaptureTime, exchange: Int, connection: Int, authority: String, up: Int64, down: Int64, intercepted: Bool? = nil) {
+    public init(
+        t: CaptureTime, opened: CaptureTime, exchange: Int, connection: Int, authority: String, up: Int64, down: Int64,
+        intercepted: Bool? = nil
+    ) {
         self.t = t
         self.opened = opened
         self.exchange = exchange
@@ -422,7 +440,10 @@ public struct TLSEvent: Sendable, Equatable {
     public var reason: String?
 
     /// Creates the event.
-    public init(t: CaptureTime, connection: Int, exchange: Int, authority: String, outcome: Outcome, serverName: String? = nil, version: String? = nil, alpn: String? = nil, cipher: String? = nil, reason: String? = nil) {
+    public init(
+        t: CaptureTime, connection: Int, exchange: Int, authority: String, outcome: Outcome, serverName: String? = nil,
+        version: String? = nil, alpn: String? = nil, cipher: String? = nil, reason: String? = nil
+    ) {
         self.t = t
         self.connection = connection
         self.exchange = exchange

@@ -24,11 +24,11 @@ enum CaptureLineDiagnosis {
     static func kind(of key: String, type: String) -> Kind? {
         switch key {
         case "t", "ex", "conn", "sndbuf", "requests", "status", "upstreamPort", "size", "off", "res", "at",
-             "bytes", "delivered", "received", "curlCode", "opened", "up", "down":
+            "bytes", "delivered", "received", "curlCode", "opened", "up", "down":
             .integer
         case "version": type == "request" ? .string : .integer
         case "type", "tool", "startedAt", "listen", "upstream", "peer", "by", "method", "target", "url",
-             "sha256", "kind", "message", "authority":
+            "sha256", "kind", "message", "authority":
             .string
         case "bodies", "hashes", "redacted", "reused": .bool
         case "headers", "lines", "trailers": .strings
@@ -37,15 +37,19 @@ enum CaptureLineDiagnosis {
     }
 
     /// Keys in the order they are checked (the order the writer writes them in).
-    static let keyOrder = ["t", "opened", "ex", "conn", "version", "tool", "startedAt", "bodies", "hashes", "redacted", "listen", "upstream",
-                           "peer", "sndbuf", "by", "requests", "method", "target", "url", "headers", "status", "reused",
-                           "upstreamPort", "lines", "size", "off", "res", "at", "bytes", "sha256", "trailers", "delivered",
-                           "received", "kind", "message", "curlCode", "authority", "up", "down"]
+    static let keyOrder = [
+        "t", "opened", "ex", "conn", "version", "tool", "startedAt", "bodies", "hashes", "redacted", "listen",
+        "upstream",
+        "peer", "sndbuf", "by", "requests", "method", "target", "url", "headers", "status", "reused",
+        "upstreamPort", "lines", "size", "off", "res", "at", "bytes", "sha256", "trailers", "delivered",
+        "received", "kind", "message", "curlCode", "authority", "up", "down",
+    ]
 
     /// The reason `line` is not a valid event, or nil when no specific problem is found.
     static func diagnose(_ line: Data) -> String? {
         guard String(validating: line, as: UTF8.self) != nil else {
-            return "not valid UTF-8 (\(firstInvalidUTF8(line).map { "at byte \($0 + 1) of the line" } ?? "somewhere in the line"))"
+            return
+                "not valid UTF-8 (\(firstInvalidUTF8(line).map { "at byte \($0 + 1) of the line" } ?? "somewhere in the line"))"
         }
         let value: JSONValue
         do {
@@ -55,7 +59,9 @@ enum CaptureLineDiagnosis {
         }
         guard case .object(let fields) = value else { return "not a JSON object but \(value.described)" }
         guard let typeValue = fields["type"] else { return "field \"type\" is missing" }
-        guard case .string(let type) = typeValue else { return "field \"type\" must be a string, found \(typeValue.described)" }
+        guard case .string(let type) = typeValue else {
+            return "field \"type\" must be a string, found \(typeValue.described)"
+        }
         for key in keyOrder {
             guard let found = fields[key], let kind = kind(of: key, type: type), !found.matches(kind) else { continue }
             return "field \"\(key)\" must be \(kind.noun), found \(found.described)"
@@ -75,16 +81,25 @@ enum CaptureLineDiagnosis {
         var number: [UInt8] = []
         func numberProblem() -> String? {
             defer { number.removeAll(keepingCapacity: true) }
-            guard !number.isEmpty, let text = String(bytes: number, encoding: .ascii), let value = Double(text), !value.isFinite else { return nil }
+            guard !number.isEmpty, let text = String(bytes: number, encoding: .ascii), let value = Double(text),
+                !value.isFinite
+            else { return nil }
             return "the number \(text.prefix(40)) does not fit in a double"
         }
         for b in line {
             if inString {
-                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                UInt8(ascii: "e"), UInt8(ascii: "E"):
                 number.append(b)
                 continue
             default:
@@ -142,7 +157,8 @@ enum CaptureLineDiagnosis {
 
 /// Any JSON value, decoded only to say what a field holds.
 private enum JSONValue: Decodable {
-    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object(
+        [String: JSONValue])
 
     init(from decoder: any Decoder) throws {
         if let c = try? decoder.container(keyedBy: AnyKey.self) {

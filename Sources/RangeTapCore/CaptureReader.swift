@@ -26,12 +26,15 @@ public final class CaptureReader {
             throw .cannotOpen(path: dir, reason: "its events.jsonl is \(kind), not a regular file")
         }
         guard let handle = FileHandle(forReadingAtPath: eventsPath) else {
-            throw .cannotOpen(path: dir, reason: FileManager.default.fileExists(atPath: dir) ? "it has no readable events.jsonl" : "no such file or directory")
+            throw .cannotOpen(
+                path: dir,
+                reason: FileManager.default.fileExists(atPath: dir)
+                    ? "it has no readable events.jsonl" : "no such file or directory")
         }
         defer { try? handle.close() }
         let firstBlock = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
         guard let nl = firstBlock.firstIndex(of: UInt8(ascii: "\n")),
-              case .header(let h)? = try? CaptureEvent.decode(jsonLine: firstBlock[..<nl], lineNumber: 1)
+            case .header(let h)? = try? CaptureEvent.decode(jsonLine: firstBlock[..<nl], lineNumber: 1)
         else { throw .noHeader(path: dir) }
         guard h.version <= CaptureHeader.currentVersion else { throw .unsupportedVersion(found: h.version) }
         header = h
@@ -62,16 +65,24 @@ public final class CaptureReader {
             if lines.pendingCount > Self.maxLine {
                 // No event is near this long (a 100 MB header line is read); a longer one would
                 // only grow the reader's memory with the file.
-                throw CaptureError.malformedEvent(line: lineNumber + 1, reason: "longer than \(Self.maxLine >> 20) MiB without a line end: this is no capture's event line (the file is damaged or not a capture)")
+                throw CaptureError.malformedEvent(
+                    line: lineNumber + 1,
+                    reason:
+                        "longer than \(Self.maxLine >> 20) MiB without a line end: this is no capture's event line (the file is damaged or not a capture)"
+                )
             }
             while let line = lines.nextLine() {
                 lineNumber += 1
                 guard lineNumber > 1, !line.isEmpty,
-                      let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
+                    let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
                 else { continue }
                 // Decoding checked that `at + size` fits.
                 if checkBody, case .chunk(let c) = e, let at = c.bodyOffset, !bodyHolds(at + Int64(c.size)) {
-                    throw CaptureError.malformedEvent(line: lineNumber, reason: "field \"size\" (\(c.size) bytes at \"at\" \(at)) reaches past the end of body.bin (\(bodyLengthSeen) bytes)")
+                    throw CaptureError.malformedEvent(
+                        line: lineNumber,
+                        reason:
+                            "field \"size\" (\(c.size) bytes at \"at\" \(at)) reaches past the end of body.bin (\(bodyLengthSeen) bytes)"
+                    )
                 }
                 try body(e)
             }
@@ -117,7 +128,9 @@ public final class CaptureReader {
     public func bytes(of chunk: ChunkEvent) throws(CaptureError) -> Data {
         guard header.bodies, let at = chunk.bodyOffset else { throw .bodiesNotRecorded(path: path) }
         if bodyHandle == nil {
-            if let kind = Self.notRegular(path + "/body.bin") { throw .cannotOpen(path: path, reason: "its body.bin is \(kind), not a regular file") }
+            if let kind = Self.notRegular(path + "/body.bin") {
+                throw .cannotOpen(path: path, reason: "its body.bin is \(kind), not a regular file")
+            }
             bodyHandle = FileHandle(forReadingAtPath: path + "/body.bin")
         }
         guard let handle = bodyHandle else { throw .cannotOpen(path: path, reason: "it has no readable body.bin") }
@@ -128,7 +141,9 @@ public final class CaptureReader {
         do {
             try handle.seek(toOffset: UInt64(at))
             let data = try handle.read(upToCount: chunk.size) ?? Data()
-            guard data.count == chunk.size else { throw CaptureError.bodyOutOfRange(path: path, offset: at, size: chunk.size) }
+            guard data.count == chunk.size else {
+                throw CaptureError.bodyOutOfRange(path: path, offset: at, size: chunk.size)
+            }
             return data
         } catch let e as CaptureError {
             throw e

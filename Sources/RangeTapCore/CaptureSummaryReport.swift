@@ -30,18 +30,26 @@ public struct CaptureSummaryReport: Sendable {
 
     /// The report text.
     public var text: String {
-        var out = TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)") + (header.bodies ? "" : " (no bodies)") + (header.hashes ? "" : " (no hashes)") + "\n"
+        var out =
+            TerminalText.escapingControls("capture started \(header.startedAt) by \(header.tool)")
+            + (header.bodies ? "" : " (no bodies)") + (header.hashes ? "" : " (no hashes)") + "\n"
         for shape in shapes { out += shape.line + "\n" }
         for r in exchanges {
             out += r.summaryLine
-            if let rules = r.faultRules { out += " FAULT " + TerminalText.escapingControls(rules.joined(separator: " ; ")) }
+            if let rules = r.faultRules {
+                out += " FAULT " + TerminalText.escapingControls(rules.joined(separator: " ; "))
+            }
             out += "\n"
         }
-        for e in connectionErrors { out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(e.message))\n" }
+        for e in connectionErrors {
+            out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(e.message))\n"
+        }
         let bytes = exchanges.reduce(Int64(0)) { $0 + $1.bytesReceived }
         let cancels = exchanges.filter { $0.outcome == .cancelled }.count
-        let errors = exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count
-        out += "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
+        let errors =
+            exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count
+        out +=
+            "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
         let faulted = exchanges.filter(\.injected).count
         if faulted > 0 { out += ", \(faulted) with faults injected by --fault rules" }
         if truncatedTail { out += " (last event incomplete: capture cut off or still being written)" }

@@ -28,7 +28,9 @@ public final class CaptureTail {
         var events: [CaptureEvent] = []
         while let line = lines.nextLine() {
             lineNumber += 1
-            if lineNumber > 1, !line.isEmpty, let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder) {
+            if lineNumber > 1, !line.isEmpty,
+                let e = try CaptureEvent.decode(jsonLine: line, lineNumber: lineNumber, decoder: decoder)
+            {
                 events.append(e)
             }
         }

@@ -9,14 +9,14 @@ import Darwin
 
 /// Writes a capture directory (`events.jsonl` + `body.bin`) on a thread of its own.
 ///
-/// Producers (the upstream thread and the event loops) only append to a queue. Body bytes are
-/// bounded by ``Options/maxPendingBytes``: when the disk is slower than the network by more than
-/// that, ``recordChunk(_:bytes:)`` (called on the upstream thread) waits after queueing its chunk,
-/// which holds libcurl back. ``record(_:)`` never waits, so an event loop is never blocked by
-/// the disk; events are small and come at the pace of requests and connections. The writer thread hashes body bytes per exchange (filling `sha256` into the
-/// end, cancel and error events), writes body bytes before the event lines that point at them,
-/// and issues one `writev(2)` for the body bytes and one `write(2)` for the lines of a batch, so
-/// a capture killed at any instant is readable up to its last complete line.
+/// Producers (the upstream thread and the event loops) only append to a queue. Body bytes are bounded by
+/// ``Options/maxPendingBytes``: when the disk is slower than the network by more than that, ``recordChunk(_:bytes:)``
+/// (called on the upstream thread) waits after queueing its chunk, which holds libcurl back. ``record(_:)`` never
+/// waits, so an event loop is never blocked by the disk; events are small and come at the pace of requests and
+/// connections. The writer thread hashes body bytes per exchange (filling `sha256` into the end, cancel and error
+/// events), writes body bytes before the event lines that point at them, and issues one `writev(2)` for the body bytes
+/// and one `write(2)` for the lines of a batch, so a capture killed at any instant is readable up to its last complete
+/// line.
 ///
 /// Batches: the writer waits ``Options/batchDelay`` before it takes each batch from the queue
 /// (not when body bytes are piling up, nor on ``flush()`` or ``close()``), so that a player's many
@@ -36,7 +36,10 @@ public final class CaptureWriter: @unchecked Sendable {
         public var batchBypassBytes: Int
 
         /// Creates options.
-        public init(bodies: Bool = true, maxPendingBytes: Int = 4 << 20, batchDelay: Duration = .milliseconds(2), batchBypassBytes: Int = 256 << 10) {
+        public init(
+            bodies: Bool = true, maxPendingBytes: Int = 4 << 20, batchDelay: Duration = .milliseconds(2),
+            batchBypassBytes: Int = 256 << 10
+        ) {
             self.bodies = bodies
             self.maxPendingBytes = maxPendingBytes
             self.batchDelay = batchDelay
@@ -92,18 +95,23 @@ public final class CaptureWriter: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Creates `path` (which must not exist yet, or be an empty directory), writes the header
-    /// and starts the writer thread. `observer` sees every event, on the writer thread, after
-    /// it is on disk: the events of each batch the writer wrote, in order, in one call (a
-    /// player's many small exchanges share batches; see ``Options/batchDelay``). `onFailure` is called once, on the writer thread, when a write fails:
-    /// recording stops there (see ``writeError``).
-    public init(path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(), observer: (@Sendable ([CaptureEvent]) -> Void)? = nil, onFailure: (@Sendable (CaptureError) -> Void)? = nil) throws(CaptureError) {
+    /// Creates `path` (which must not exist yet, or be an empty directory), writes the header and starts the writer
+    /// thread. `observer` sees every event, on the writer thread, after it is on disk: the events of each batch the
+    /// writer wrote, in order, in one call (a player's many small exchanges share batches; see ``Options/batchDelay``).
+    /// `onFailure` is called once, on the writer thread, when a write fails: recording stops there (see
+    /// ``writeError``).
+    public init(
+        path: String, header: CaptureHeader, clock: MonotonicClock, options: Options = Options(),
+        observer: (@Sendable ([CaptureEvent]) -> Void)? = nil, onFailure: (@Sendable (CaptureError) -> Void)? = nil
+    ) throws(CaptureError) {
         self.path = path
         self.clock = clock
         self.options = options
         let (seconds, attoseconds) = options.batchDelay.components
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let delay = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        let delay =
+            nanoseconds.overflow
+            ? Int64.max : nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
         self.gatherTimeout = delay > 0 ? .nanoseconds(Int(clamping: delay)) : nil
         self.observer = observer
         self.onFailure = onFailure
@@ -291,14 +299,19 @@ public final class CaptureWriter: @unchecked Sendable {
             var group: [any CaptureBytes] = []
             var groupBytes = 0
             func writeGroup() {
-                defer { group.removeAll(keepingCapacity: true); groupBytes = 0 }
+                defer {
+                    group.removeAll(keepingCapacity: true)
+                    groupBytes = 0
+                }
                 guard bodyFD >= 0, !group.isEmpty, !stoppedByFailure else { return }
                 let (count, error) = Self.writeAll(bodyFD, group)
                 bodyLength += Int64(count)
                 if let error { fail("body.bin: \(error)") }
             }
             for case .chunk(let chunk, let bytes) in batch {
-                if hashes { bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) } }
+                if hashes {
+                    bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) }
+                }
                 group.append(bytes)
                 groupBytes += chunk.size
                 if groupBytes >= Self.writeGroupBytes || group.count == Self.maxIOVectors { writeGroup() }
@@ -415,7 +428,10 @@ public final class CaptureWriter: @unchecked Sendable {
     static let writeGroupBytes = 256 << 10
 
     /// Calls `body` with the raw bytes of every element of `chunks`, all valid at once.
-    private static func withBuffers<R>(_ chunks: ArraySlice<any CaptureBytes>, _ gathered: [UnsafeRawBufferPointer] = [], _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
+    private static func withBuffers<R>(
+        _ chunks: ArraySlice<any CaptureBytes>, _ gathered: [UnsafeRawBufferPointer] = [],
+        _ body: ([UnsafeRawBufferPointer]) -> R
+    ) -> R {
         guard let first = chunks.first else { return body(gathered) }
         return first.withCaptureBytes { raw in
             var next = gathered
@@ -427,7 +443,9 @@ public final class CaptureWriter: @unchecked Sendable {
 
     /// `writev(2)` of all `buffers`, retrying short writes and EINTR.
     private static func writeVectors(_ fd: Int32, _ buffers: [UnsafeRawBufferPointer]) -> (count: Int, error: String?) {
-        var vectors = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var vectors = buffers.filter { $0.count > 0 }.map {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+        }
         var done = 0
         var first = 0
         while first < vectors.count {

@@ -36,12 +36,24 @@ enum ChunkLineParser {
                 // A repeated key is left to the full decoder, which keeps the first value
                 // (this parser kept the last: found while fuzzing, issue 10).
                 switch Array(key) {
-                case Array("t".utf8): guard t == nil else { return nil }; t = n
-                case Array("ex".utf8): guard ex == nil else { return nil }; ex = n
-                case Array("size".utf8): guard size == nil else { return nil }; size = n
-                case Array("off".utf8): guard off == nil else { return nil }; off = n
-                case Array("res".utf8): guard res == nil else { return nil }; res = n
-                case Array("at".utf8): guard at == nil else { return nil }; at = n
+                case Array("t".utf8):
+                    guard t == nil else { return nil }
+                    t = n
+                case Array("ex".utf8):
+                    guard ex == nil else { return nil }
+                    ex = n
+                case Array("size".utf8):
+                    guard size == nil else { return nil }
+                    size = n
+                case Array("off".utf8):
+                    guard off == nil else { return nil }
+                    off = n
+                case Array("res".utf8):
+                    guard res == nil else { return nil }
+                    res = n
+                case Array("at".utf8):
+                    guard at == nil else { return nil }
+                    at = n
                 default: return nil
                 }
                 if b[i] == UInt8(ascii: "}") {
@@ -52,7 +64,8 @@ enum ChunkLineParser {
                 i += 1
             }
             guard let t, let ex, let size, let off else { return nil }
-            return ChunkEvent(t: t, exchange: Int(ex), size: Int(size), offset: off, resourceOffset: res, bodyOffset: at)
+            return ChunkEvent(
+                t: t, exchange: Int(ex), size: Int(size), offset: off, resourceOffset: res, bodyOffset: at)
         }
     }
 }

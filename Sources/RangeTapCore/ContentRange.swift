@@ -39,7 +39,7 @@ public struct ContentRange: Sendable, Hashable {
         }
         guard let dash = rangePart.firstIndex(of: "-") else { throw RangeParseError(.badContentRange, value) }
         guard let first = parseDecimal(rangePart[..<dash]),
-              let last = parseDecimal(rangePart[rangePart.index(after: dash)...])
+            let last = parseDecimal(rangePart[rangePart.index(after: dash)...])
         else { throw RangeParseError(.badNumber, value) }
         guard last >= first else { throw RangeParseError(.lastBeforeFirst, value) }
         return ContentRange(unit: String(unit), range: ByteRange(first: first, last: last), completeLength: length)

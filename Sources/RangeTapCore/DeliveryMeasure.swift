@@ -13,11 +13,11 @@ public enum DeliveryMeasure: String, Sendable, Equatable, CaseIterable {
     /// The proxy ended the response and saw every byte acknowledged, or the client sent its
     /// next request on the connection.
     case complete
-    /// An HTTP/2 stream's body bytes the client granted back with `WINDOW_UPDATE` (stream
-    /// level): bytes its HTTP/2 layer handed to the application. The measure of captures made
-    /// before `consumed` existed, and now only where the platform gives no TCP_INFO; elsewhere an
-    /// HTTP/2 stream's `delivered` is `tcpAcked` like HTTP/1.1's, and this figure is `consumed`. At most what was sent; at
-    /// least what the client consumed minus one window update's worth (clients grant in batches).
+    /// An HTTP/2 stream's body bytes the client granted back with `WINDOW_UPDATE` (stream level): bytes its HTTP/2
+    /// layer handed to the application. The measure of captures made before `consumed` existed, and now only where the
+    /// platform gives no TCP_INFO; elsewhere an HTTP/2 stream's `delivered` is `tcpAcked` like HTTP/1.1's, and this
+    /// figure is `consumed`. At most what was sent; at least what the client consumed minus one window update's worth
+    /// (clients grant in batches).
     case h2WindowUpdate = "h2-window-update"
     /// An HTTP/2 stream whose last frame (END_STREAM) the client's TCP acknowledged (HTTP/2
     /// has no per-stream acknowledgement, and a finished stream gets no more WINDOW_UPDATE).

@@ -43,7 +43,7 @@ public enum DurationText {
         for (suffix, factor) in units + bare where t.hasSuffix(suffix) {
             let number = t.dropLast(suffix.count)
             guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }),
-                  let value = Double(number), value.isFinite, value >= 0, value * factor <= Double(largestMilliseconds)
+                let value = Double(number), value.isFinite, value >= 0, value * factor <= Double(largestMilliseconds)
             else { break }
             return Int((value * factor).rounded())
         }

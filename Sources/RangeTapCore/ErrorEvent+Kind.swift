@@ -31,7 +31,10 @@ extension ErrorEvent {
         case other(String)
 
         /// Every kind this build writes.
-        public static let known: [Kind] = [.badRequest, .refused, .upstream, .upstreamTimeout, .interrupted, .client, .headTimeout, .bodyTimeout, .tls, .fault]
+        public static let known: [Kind] = [
+            .badRequest, .refused, .upstream, .upstreamTimeout, .interrupted, .client, .headTimeout, .bodyTimeout, .tls,
+            .fault,
+        ]
 
         /// The kind for the string in a capture; ``other(_:)`` when this build does not know it.
         public init(rawValue: String) {

@@ -29,7 +29,7 @@ extension ExchangeRecord {
 
     /// `String(format: "%.1f", Double(nanoseconds) / 1e6)`, the duration the live log prints,
     /// from the integer: `String(format:)` went through Foundation's formatter for every exchange
-    /// (most of the time the live log took, docs/performance.md "Seventh round").
+    /// (most of the time the live log took, measured in the history of docs/performance.md).
     ///
     /// Rounding the integer half up gives what `%.1f` gives for the `Double` whenever the exact
     /// value is no tie: a tie between two tenths of a millisecond is a whole number of

@@ -4,7 +4,9 @@ extension ExchangeRecord {
     public var origin: String? {
         guard let url else { return nil }
         let parts = URLParts(url)
-        guard let scheme = parts.scheme, let authority = parts.authority, !authority.hostAndPort.isEmpty else { return nil }
+        guard let scheme = parts.scheme, let authority = parts.authority, !authority.hostAndPort.isEmpty else {
+            return nil
+        }
         return scheme + "://" + authority.hostAndPort
     }
 }

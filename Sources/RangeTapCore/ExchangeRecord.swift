@@ -141,11 +141,14 @@ public struct ExchangeLog: Sendable {
     public mutating func apply(_ event: CaptureEvent) -> ExchangeRecord? {
         switch event {
         case .header, .connectionClose: return nil
-        case .connectionOpen: connections += 1; return nil
+        case .connectionOpen:
+            connections += 1
+            return nil
         case .request(let r):
             let target = URLRedaction.redactingUserinfo(r.target, if: redactsURLPasswords)
             let url = r.url.map { URLRedaction.redactingUserinfo($0, if: redactsURLPasswords) }
-            var rec = ExchangeRecord(id: r.exchange, connection: r.connection, method: r.method, target: target, url: url, start: r.t)
+            var rec = ExchangeRecord(
+                id: r.exchange, connection: r.connection, method: r.method, target: target, url: url, start: r.t)
             rec.requestRange = r.headers.first(named: "Range")
             rec.requestHeaders = r.headers
             rec.requestVersion = r.version
@@ -239,7 +242,8 @@ public struct ExchangeLog: Sendable {
         }
     }
 
-    private mutating func finish(_ ex: Int, t: CaptureTime, _ change: (inout ExchangeRecord) -> Void) -> ExchangeRecord? {
+    private mutating func finish(_ ex: Int, t: CaptureTime, _ change: (inout ExchangeRecord) -> Void) -> ExchangeRecord?
+    {
         guard let index = exchanges.index(forKey: ex) else { return nil }
         exchanges.values[index].end = t
         change(&exchanges.values[index])

@@ -84,12 +84,13 @@ extension HeaderLine {
         // `HTTP/2 206`: how libcurl writes the head of a response that came over HTTP/2 or 3
         // (a `:status` field, no reason phrase).
         if s.count >= 10, s[0..<5].elementsEqual(httpSlash), isDigit(s[5]), s[6] == HeaderByte.space,
-           isDigit(s[7]), isDigit(s[8]), isDigit(s[9]) {
+            isDigit(s[7]), isDigit(s[8]), isDigit(s[9])
+        {
             return s.count == 10 || s[10] == HeaderByte.space
         }
         guard s.count >= 12, s[0..<5].elementsEqual(httpSlash),
-              isDigit(s[5]), s[6] == UInt8(ascii: "."), isDigit(s[7]), s[8] == HeaderByte.space,
-              isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
+            isDigit(s[5]), s[6] == UInt8(ascii: "."), isDigit(s[7]), s[8] == HeaderByte.space,
+            isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
         else { return false }
         return s.count == 12 || s[12] == HeaderByte.space
     }

@@ -52,7 +52,7 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
     static func name(in c: Substring) -> Substring? {
         let u = c.utf8
         guard let colon = u.firstIndex(of: HeaderByte.colon), colon > u.startIndex,
-              u[..<colon].allSatisfy(HeaderByte.isToken)
+            u[..<colon].allSatisfy(HeaderByte.isToken)
         else { return nil }
         return Substring(c.unicodeScalars[..<colon])
     }
@@ -83,7 +83,7 @@ public struct HeaderLine: Sendable, Hashable, CustomStringConvertible {
         guard !n.isEmpty, u.count > n.count else { return nil }
         let colon = u.index(u.startIndex, offsetBy: n.count)
         guard u[colon] == HeaderByte.colon, HeaderByte.equalsIgnoringASCIICase(u[..<colon], n),
-              n.allSatisfy(HeaderByte.isToken)
+            n.allSatisfy(HeaderByte.isToken)
         else { return nil }
         return colon
     }

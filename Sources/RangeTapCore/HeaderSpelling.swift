@@ -13,7 +13,8 @@ public enum HeaderSpelling {
     /// each with the raw lines as evidence. `side` starts each message ("response", "request").
     /// `overHTTP2`: the head came over HTTP/2, where names are lower-case by definition, so no
     /// `header-case` finding is made.
-    public static func findings(in lines: [HeaderLine], side: String = "response", overHTTP2: Bool = false) -> [Finding] {
+    public static func findings(in lines: [HeaderLine], side: String = "response", overHTTP2: Bool = false) -> [Finding]
+    {
         HeaderCaseCheck.findings(lines: lines, exchange: 0, side: side, overHTTP2: overHTTP2).map { finding in
             var f = finding
             f.exchange = nil

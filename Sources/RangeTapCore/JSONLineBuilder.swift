@@ -46,7 +46,7 @@ struct JSONLineBuilder {
 
     /// `n` in decimal, as `String(n)` spells it. `String(_:)` of a generic integer went through
     /// the generic radix conversion and a new string for every number of every event (a tenth of
-    /// the time the writer spent encoding events, docs/performance.md "Seventh round").
+    /// the time the writer spent encoding events, measured in the history of docs/performance.md).
     mutating func appendDecimal(_ n: Int64) {
         if n < 0 { bytes.append(UInt8(ascii: "-")) }
         var m = n.magnitude

@@ -33,9 +33,13 @@ public struct MultipartByteranges: Sendable {
 
     /// ``parse(_:boundary:)``, counting into `scanned` the offsets the delimiter searches looked
     /// at (linear in the body, whatever its parts; the scaling test reads it).
-    static func parse(_ body: [UInt8], boundary: String, scanned: inout Int) -> Result<MultipartByteranges, MultipartError> {
+    static func parse(
+        _ body: [UInt8], boundary: String, scanned: inout Int
+    ) -> Result<MultipartByteranges, MultipartError> {
         let delimiter = Array("--\(boundary)".utf8)
-        guard var at = find(delimiter, in: body, from: 0, scanned: &scanned) else { return .failure(.init("no \"--\(boundary)\" delimiter in the body")) }
+        guard var at = find(delimiter, in: body, from: 0, scanned: &scanned) else {
+            return .failure(.init("no \"--\(boundary)\" delimiter in the body"))
+        }
         var parts: [Part] = []
         var crlfDelimiter = Finder(Array("\r\n--\(boundary)".utf8))
         var lfDelimiter = Finder(Array("\n--\(boundary)".utf8))
@@ -43,18 +47,26 @@ public struct MultipartByteranges: Sendable {
             at += delimiter.count
             if at + 1 < body.count, body[at] == UInt8(ascii: "-"), body[at + 1] == UInt8(ascii: "-") { break }
             // The rest of the delimiter line.
-            guard let eol = body[at...].firstIndex(of: UInt8(ascii: "\n")) else { return .failure(.init("the body ends inside a delimiter line (no closing \"--\(boundary)--\")")) }
+            guard let eol = body[at...].firstIndex(of: UInt8(ascii: "\n")) else {
+                return .failure(.init("the body ends inside a delimiter line (no closing \"--\(boundary)--\")"))
+            }
             var i = eol + 1
             var headers: [HeaderLine] = []
             while true {
-                guard let end = body[i...].firstIndex(of: UInt8(ascii: "\n")) else { return .failure(.init("part \(parts.count + 1) ends inside its headers")) }
+                guard let end = body[i...].firstIndex(of: UInt8(ascii: "\n")) else {
+                    return .failure(.init("part \(parts.count + 1) ends inside its headers"))
+                }
                 let line = HeaderLine(raw: Latin1.string(body[i...end]))
                 i = end + 1
                 if line.isBlank { break }
                 headers.append(line)
             }
-            guard let next = crlfDelimiter.next(in: body, from: i, scanned: &scanned) ?? lfDelimiter.next(in: body, from: i, scanned: &scanned) else {
-                return .failure(.init("part \(parts.count + 1) is not followed by a delimiter (no closing \"--\(boundary)--\")"))
+            guard
+                let next = crlfDelimiter.next(in: body, from: i, scanned: &scanned)
+                    ?? lfDelimiter.next(in: body, from: i, scanned: &scanned)
+            else {
+                return .failure(
+                    .init("part \(parts.count + 1) is not followed by a delimiter (no closing \"--\(boundary)--\")"))
             }
             parts.append(Part(headers: headers, body: Array(body[i..<next])))
             at = body[next] == UInt8(ascii: "\r") ? next + 2 : next + 1

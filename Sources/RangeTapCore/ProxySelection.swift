@@ -12,7 +12,8 @@ import Foundation
 public struct ProxySelection: Sendable, Equatable {
     /// The proxy URL to use, or nil to connect directly.
     public var proxy: String?
-    /// Where the choice came from, for `--verbose` logs: `-x/--proxy`, `http_proxy`, `--noproxy`, `no_proxy`, or `none`.
+    /// Where the choice came from, for `--verbose` logs: `-x/--proxy`, `http_proxy`, `--noproxy`, `no_proxy`, or
+    /// `none`.
     public var source: String
 
     /// The choice for `url`, given the flags and the environment.
@@ -26,9 +27,13 @@ public struct ProxySelection: Sendable, Equatable {
             return Self.matches(host: host, noProxy: list)
         }
         if let flag {
-            if flag.isEmpty { (proxy, source) = (nil, "-x/--proxy \"\"") }
-            else if bypassed(by: noProxyFlag) { (proxy, source) = (nil, "--noproxy") }
-            else { (proxy, source) = (flag, "-x/--proxy") }
+            if flag.isEmpty {
+                (proxy, source) = (nil, "-x/--proxy \"\"")
+            } else if bypassed(by: noProxyFlag) {
+                (proxy, source) = (nil, "--noproxy")
+            } else {
+                (proxy, source) = (flag, "-x/--proxy")
+            }
             return
         }
         let https = HTTPScheme(url: url) == .https
@@ -37,8 +42,13 @@ public struct ProxySelection: Sendable, Equatable {
             (proxy, source) = (nil, "none")
             return
         }
-        if bypassed(by: noProxyFlag) { (proxy, source) = (nil, "--noproxy"); return }
-        if noProxyFlag == nil, let envName = ["no_proxy", "NO_PROXY"].first(where: { environment[$0] != nil }), bypassed(by: environment[envName]) {
+        if bypassed(by: noProxyFlag) {
+            (proxy, source) = (nil, "--noproxy")
+            return
+        }
+        if noProxyFlag == nil, let envName = ["no_proxy", "NO_PROXY"].first(where: { environment[$0] != nil }),
+            bypassed(by: environment[envName])
+        {
             (proxy, source) = (nil, envName)
             return
         }
@@ -53,7 +63,7 @@ public struct ProxySelection: Sendable, Equatable {
         for raw in list.split(separator: ",") {
             var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
             if entry == "*" { return true }
-            if entry.hasPrefix("[") , let close = entry.firstIndex(of: "]") {
+            if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
                 entry = String(entry[entry.index(after: entry.startIndex)..<close])
             } else if let colon = entry.lastIndex(of: ":"), entry.firstIndex(of: ":") == colon {
                 entry = String(entry[..<colon])

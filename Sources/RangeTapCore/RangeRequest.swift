@@ -84,13 +84,14 @@ public struct RangeRequest: Sendable, Hashable {
 
     /// The header value in canonical form.
     public var headerValue: String {
-        unit + "=" + specs.map { spec in
-            switch spec {
-            case .closed(let f, let l): return "\(f)-\(l)"
-            case .from(let f): return "\(f)-"
-            case .suffix(let n): return "-\(n)"
-            }
-        }.joined(separator: ",")
+        unit + "="
+            + specs.map { spec in
+                switch spec {
+                case .closed(let f, let l): return "\(f)-\(l)"
+                case .from(let f): return "\(f)-"
+                case .suffix(let n): return "-\(n)"
+                }
+            }.joined(separator: ",")
     }
 }
 

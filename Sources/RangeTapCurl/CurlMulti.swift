@@ -208,7 +208,9 @@ public final class CurlMulti: Sendable {
             for t in transfers.values where t.receivedInRound { endRound(t) }
             var queued: Int32 = 0
             while let msg = curl_multi_info_read(m, &queued) {
-                guard ccurl_msg_is_done(msg) != 0, let easy = ccurl_msg_easy_handle(msg), let t = transfers[easy] else { continue }
+                guard ccurl_msg_is_done(msg) != 0, let easy = ccurl_msg_easy_handle(msg), let t = transfers[easy] else {
+                    continue
+                }
                 let code = ccurl_msg_result(msg)
                 if code == CURLE_OK {
                     finish(t, .ok)
@@ -225,7 +227,13 @@ public final class CurlMulti: Sendable {
             for t in Array(transfers.values) where t.request.idleTimeoutMs > 0 && !t.paused && !t.sendPaused {
                 let idle = now &- t.lastActivity
                 if idle > UInt64(t.request.idleTimeoutMs) * 1_000_000 {
-                    finish(t, .failed(code: Self.idleTimeoutCode, message: "no data from upstream for \(idle / 1_000_000_000) s (the limit is \(Double(t.request.idleTimeoutMs) / 1000) s, --upstream-idle-timeout)"))
+                    finish(
+                        t,
+                        .failed(
+                            code: Self.idleTimeoutCode,
+                            message:
+                                "no data from upstream for \(idle / 1_000_000_000) s (the limit is \(Double(t.request.idleTimeoutMs) / 1000) s, --upstream-idle-timeout)"
+                        ))
                 }
             }
             curl_multi_poll(m, nil, 0, 250, nil)

@@ -56,7 +56,11 @@ public struct CurlRequest: Sendable {
     public var closeConnectionWhenEndedEarly = true
 
     /// Creates a request.
-    public init(url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false, connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil, timeoutMs: Int = 0) {
+    public init(
+        url: String, method: String = "GET", headers: [String] = [], body: [UInt8]? = nil, insecure: Bool = false,
+        connectTimeoutMs: Int = 10_000, bufferSize: Int = 256 * 1024, http10: Bool = false, proxy: String? = nil,
+        timeoutMs: Int = 0
+    ) {
         self.url = url
         self.method = method
         self.headers = headers

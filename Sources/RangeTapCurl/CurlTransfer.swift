@@ -56,7 +56,7 @@ public final class CurlTransfer: @unchecked Sendable {
         var connects: Int = 0
         var port: Int = 0
         guard ccurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK,
-              ccurl_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port) == CURLE_OK
+            ccurl_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port) == CURLE_OK
         else { return nil }
         return (connects == 0, port)
     }
@@ -82,7 +82,9 @@ public final class CurlTransfer: @unchecked Sendable {
     /// Builds the easy handle: `handle` when given (one `curl_easy_reset` left idle), else a new
     /// one; `share`, when given, is the multi handle's share of TLS sessions. Returns an error
     /// text when libcurl refuses an option.
-    func prepare(reusing handle: UnsafeMutableRawPointer? = nil, sharing share: UnsafeMutableRawPointer? = nil) -> String? {
+    func prepare(
+        reusing handle: UnsafeMutableRawPointer? = nil, sharing share: UnsafeMutableRawPointer? = nil
+    ) -> String? {
         guard let easy = handle ?? curl_easy_init() else { return "curl_easy_init failed" }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -106,10 +108,15 @@ public final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2tls), "HTTP_VERSION")
             check(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         case .priorKnowledge?:
-            check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2_prior_knowledge), "HTTP_VERSION")
+            check(
+                ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2_prior_knowledge), "HTTP_VERSION"
+            )
             check(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         case nil:
-            check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1), "HTTP_VERSION")
+            check(
+                ccurl_easy_setopt_long(
+                    easy, CURLOPT_HTTP_VERSION, request.http10 ? ccurl_http_version_1_0 : ccurl_http_version_1_1),
+                "HTTP_VERSION")
         }
         if request.freshConnection {
             check(ccurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1), "FRESH_CONNECT")
@@ -144,7 +151,9 @@ public final class CurlTransfer: @unchecked Sendable {
             // Read as it is sent: POST framing (a length, or chunked without one), the method
             // set above.
             check(ccurl_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
-            check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyLength ?? -1)), "POSTFIELDSIZE")
+            check(
+                ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyLength ?? -1)),
+                "POSTFIELDSIZE")
             check(ccurl_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, curlReadCallback), "READFUNCTION")
             check(ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, me), "READDATA")
         } else if let body = request.body {
@@ -153,7 +162,10 @@ public final class CurlTransfer: @unchecked Sendable {
                 check(ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""), "COPYPOSTFIELDS")
             } else {
                 body.withUnsafeBytes { p in
-                    check(ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: p.baseAddress!)), "COPYPOSTFIELDS")
+                    check(
+                        ccurl_easy_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: p.baseAddress!)),
+                        "COPYPOSTFIELDS")
                 }
             }
         }
@@ -161,7 +173,8 @@ public final class CurlTransfer: @unchecked Sendable {
         // returns that node): linear in the number of lines, not quadratic.
         var tail: UnsafeMutablePointer<curl_slist>?
         for line in request.headers {
-            let appended: UnsafeMutablePointer<curl_slist>? = request.headersAreLatin1
+            let appended: UnsafeMutablePointer<curl_slist>? =
+                request.headersAreLatin1
                 ? Self.latin1CString(line) { curl_slist_append(tail, $0) }
                 : curl_slist_append(tail, line)
             guard let appended else { continue }

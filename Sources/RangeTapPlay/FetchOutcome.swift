@@ -32,7 +32,10 @@ public struct FetchOutcome: Sendable, Hashable {
     public var connectionReused: Bool?
 
     /// Creates an outcome.
-    public init(status: Int?, contentRange: String? = nil, contentLength: Int64? = nil, bytesRead: Int64, end: End, failure: String? = nil, curlCode: Int? = nil, durationNs: Int64 = 0, connectionReused: Bool? = nil) {
+    public init(
+        status: Int?, contentRange: String? = nil, contentLength: Int64? = nil, bytesRead: Int64, end: End,
+        failure: String? = nil, curlCode: Int? = nil, durationNs: Int64 = 0, connectionReused: Bool? = nil
+    ) {
         self.status = status
         self.contentRange = contentRange
         self.contentLength = contentLength

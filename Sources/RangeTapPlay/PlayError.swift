@@ -34,12 +34,16 @@ public struct PlayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch code {
         case .badURL(let url):
-            return "\(url) is not an absolute http:// or https:// URL; pass the media URL, such as http://127.0.0.1:8081/movie.mp4"
+            return
+                "\(url) is not an absolute http:// or https:// URL; pass the media URL, such as http://127.0.0.1:8081/movie.mp4"
         case .badReadBytes(let n):
             return "read size \(n) (--chunk-bytes): the number of bytes to read before cancelling must be at least 1"
         case .unreachable(let url, let proxy, let curlCode, let message):
             let via = proxy.map { " through the proxy \($0)" } ?? ""
-            let check = proxy == nil ? "check that the server runs and the URL is right" : "check that the proxy (rangetap record) runs and the URL is right"
+            let check =
+                proxy == nil
+                ? "check that the server runs and the URL is right"
+                : "check that the proxy (rangetap record) runs and the URL is right"
             return "cannot fetch \(url)\(via): \(message) (libcurl error \(curlCode)); \(check)"
         case .noResponse(let url, let seconds):
             return "\(url): the server accepted the connection but sent no response head within \(seconds) s"

@@ -12,7 +12,8 @@ public enum PlayPattern: String, Sendable, Hashable, Codable, CaseIterable {
     /// One line saying what the pattern sends.
     public var summary: String {
         switch self {
-        case .avplayer: "probe bytes=0-1, open-ended bytes=0- cancelled, resume, seek to ~60% (cancel + bytes=P-), last 64 KiB"
+        case .avplayer:
+            "probe bytes=0-1, open-ended bytes=0- cancelled, resume, seek to ~60% (cancel + bytes=P-), last 64 KiB"
         case .linear: "bytes=0- read to the end"
         case .seeky: "probe bytes=0-1, then 5 seeded seeks, each cancelled after a read"
         }

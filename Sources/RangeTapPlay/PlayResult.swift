@@ -19,7 +19,9 @@ public struct PlayResult: Sendable, Hashable {
 
     /// The final state of a script.
     public init(_ script: PlayerScript) {
-        self.init(pattern: script.pattern, steps: script.steps, problems: script.problems, contentLength: script.contentLength)
+        self.init(
+            pattern: script.pattern, steps: script.steps, problems: script.problems, contentLength: script.contentLength
+        )
     }
 
     /// Whether every request got what a player needs (`206`, or `200` for `linear`).

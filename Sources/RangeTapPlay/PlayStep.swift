@@ -26,7 +26,11 @@ public struct PlayStep: Sendable, Hashable, Codable {
     public var problem: String?
 
     /// Creates a step.
-    public init(number: Int, purpose: PlannedRequest.Purpose, range: String, status: Int?, contentRange: String?, contentLength: Int64?, bytes: Int64, ms: Double, end: FetchOutcome.End, reusedConnection: Bool?, problem: String?) {
+    public init(
+        number: Int, purpose: PlannedRequest.Purpose, range: String, status: Int?, contentRange: String?,
+        contentLength: Int64?, bytes: Int64, ms: Double, end: FetchOutcome.End, reusedConnection: Bool?,
+        problem: String?
+    ) {
         self.number = number
         self.purpose = purpose
         self.range = range
@@ -44,10 +48,14 @@ public struct PlayStep: Sendable, Hashable, Codable {
     /// One aligned text line: step, Range sent, status, Content-Range, bytes, ms, how it ended.
     public var line: String {
         func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
-            s.count >= n ? s : (right ? String(repeating: " ", count: n - s.count) + s : s + String(repeating: " ", count: n - s.count))
+            s.count >= n
+                ? s
+                : (right
+                    ? String(repeating: " ", count: n - s.count) + s : s + String(repeating: " ", count: n - s.count))
         }
         let msText = String(Int((ms * 10).rounded()) / 10) + "." + String(Int((ms * 10).rounded()) % 10)
-        var text = pad(String(number), 2, right: true) + "  " + pad(purpose.rawValue, 7) + " "
+        var text =
+            pad(String(number), 2, right: true) + "  " + pad(purpose.rawValue, 7) + " "
             + pad(range, 20) + " " + pad(status.map(String.init) ?? "---", 3) + "  "
             + pad(contentRange ?? "-", 30) + " " + pad(String(bytes), 10, right: true) + " B "
             + pad(msText, 8, right: true) + " ms  " + end.rawValue

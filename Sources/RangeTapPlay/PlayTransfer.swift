@@ -42,7 +42,7 @@ final class PlayTransfer: CurlTransferDelegate, @unchecked Sendable {
     func transfer(_ transfer: CurlTransfer, didReceiveHeaderLine line: UnsafeRawBufferPointer) {
         // Interim heads (1xx) pass; a 101 or an unreadable status line is no answer a player reads.
         guard case .final(let head) = heads.add(HeaderLine(raw: Latin1.string(line))),
-              let status = head.statusLine?.status, status >= 200
+            let status = head.statusLine?.status, status >= 200
         else { return }
         self.status = status
         // The last of repeated fields counts.
@@ -87,7 +87,8 @@ final class PlayTransfer: CurlTransferDelegate, @unchecked Sendable {
         }
         let outcome = FetchOutcome(
             status: finalHead ? status : nil, contentRange: contentRange, contentLength: contentLength,
-            bytesRead: bytes, end: end, failure: failure, curlCode: curlCode, durationNs: startedAt.now(), connectionReused: reused)
+            bytesRead: bytes, end: end, failure: failure, curlCode: curlCode, durationNs: startedAt.now(),
+            connectionReused: reused)
         let c = continuation
         continuation = nil
         c?.resume(returning: outcome)

@@ -56,11 +56,15 @@ public struct PlayerScript: Sendable {
     /// the next request, or `nil` when the pattern is complete or cannot go on.
     public mutating func next(after outcome: FetchOutcome?) -> PlannedRequest? {
         if let outcome {
-            guard let planned = pending else { preconditionFailure("next(after:) got an outcome but no request was pending") }
+            guard let planned = pending else {
+                preconditionFailure("next(after:) got an outcome but no request was pending")
+            }
             pending = nil
             record(outcome, of: planned)
         } else {
-            precondition(pending == nil && stage == .start, "next(after: nil) starts a script; pass the outcome of the pending request")
+            precondition(
+                pending == nil && stage == .start,
+                "next(after: nil) starts a script; pass the outcome of the pending request")
         }
         let request = plan()
         pending = request
@@ -155,25 +159,39 @@ public struct PlayerScript: Sendable {
                 if planned.purpose == .probe { fatal = true }
             case .success(let cr):
                 if let range = cr.range, range.first != planned.first {
-                    problem(.wrongContentRange, "asked for Range: \(asked) but got Content-Range: \(outcome.contentRange ?? ""), starting at byte \(range.first) instead of \(planned.first)")
+                    problem(
+                        .wrongContentRange,
+                        "asked for Range: \(asked) but got Content-Range: \(outcome.contentRange ?? ""), starting at byte \(range.first) instead of \(planned.first)"
+                    )
                 }
                 if let length = cr.completeLength {
                     if contentLength == nil { contentLength = length }
                 } else if contentLength == nil {
-                    problem(.unknownLength, "Content-Range: \(outcome.contentRange ?? "") gives no total length ('*'); a player cannot plan ranges without it")
+                    problem(
+                        .unknownLength,
+                        "Content-Range: \(outcome.contentRange ?? "") gives no total length ('*'); a player cannot plan ranges without it"
+                    )
                     if planned.purpose == .probe { fatal = true }
                 }
                 if outcome.end == .complete, let range = cr.range, outcome.bytesRead != range.count {
-                    problem(.wrongBodyLength, "Content-Range: \(outcome.contentRange ?? "") announces \(range.count) bytes but the body had \(outcome.bytesRead)")
+                    problem(
+                        .wrongBodyLength,
+                        "Content-Range: \(outcome.contentRange ?? "") announces \(range.count) bytes but the body had \(outcome.bytesRead)"
+                    )
                 }
             }
         case 200?:
             if pattern == .linear {
-                if contentLength == nil { contentLength = outcome.contentLength ?? (outcome.end == .complete ? outcome.bytesRead : nil) }
+                if contentLength == nil {
+                    contentLength = outcome.contentLength ?? (outcome.end == .complete ? outcome.bytesRead : nil)
+                }
             } else {
                 let whole = outcome.contentLength.map { "the whole file (Content-Length: \($0))" } ?? "the whole file"
                 let stopped = outcome.end == .cancelled ? "; rangetap hung up after \(outcome.bytesRead) bytes" : ""
-                problem(.ignoredRange, "asked for Range: \(asked), got 200 with \(whole)\(stopped): the server ignored Range; a player would download the whole file")
+                problem(
+                    .ignoredRange,
+                    "asked for Range: \(asked), got 200 with \(whole)\(stopped): the server ignored Range; a player would download the whole file"
+                )
                 if contentLength == nil {
                     contentLength = outcome.contentLength ?? (outcome.end == .complete ? outcome.bytesRead : nil)
                     if contentLength == nil {
@@ -188,16 +206,20 @@ public struct PlayerScript: Sendable {
             if planned.purpose == .probe || planned.purpose == .linear { fatal = true }
         }
         if outcome.end == .failed, outcome.status != nil {
-            problem(.transferFailed, "the transfer of Range: \(asked) failed after \(outcome.bytesRead) body bytes: \(outcome.failure ?? "unknown error")")
+            problem(
+                .transferFailed,
+                "the transfer of Range: \(asked) failed after \(outcome.bytesRead) body bytes: \(outcome.failure ?? "unknown error")"
+            )
             fatal = true
         }
 
-        steps.append(PlayStep(
-            number: number, purpose: planned.purpose, range: asked, status: outcome.status,
-            contentRange: outcome.contentRange, contentLength: outcome.contentLength,
-            bytes: outcome.bytesRead, ms: (Double(outcome.durationNs) / 1000).rounded() / 1000,
-            end: outcome.end, reusedConnection: outcome.connectionReused,
-            problem: found.isEmpty ? nil : found.map(\.message).joined(separator: "; ")))
+        steps.append(
+            PlayStep(
+                number: number, purpose: planned.purpose, range: asked, status: outcome.status,
+                contentRange: outcome.contentRange, contentLength: outcome.contentLength,
+                bytes: outcome.bytesRead, ms: (Double(outcome.durationNs) / 1000).rounded() / 1000,
+                end: outcome.end, reusedConnection: outcome.connectionReused,
+                problem: found.isEmpty ? nil : found.map(\.message).joined(separator: "; ")))
         problems += found
         if fatal { stage = .done }
     }

@@ -19,7 +19,10 @@ public struct ScriptedPlayer: Sendable {
     public var insecure: Bool
 
     /// A player for `url`, optionally through `proxy`.
-    public init(url: String, proxy: String? = nil, connectTimeoutMs: Int = 10_000, headTimeoutSeconds: Int = 30, insecure: Bool = false) {
+    public init(
+        url: String, proxy: String? = nil, connectTimeoutMs: Int = 10_000, headTimeoutSeconds: Int = 30,
+        insecure: Bool = false
+    ) {
         self.url = url
         self.proxy = proxy
         self.connectTimeoutMs = connectTimeoutMs
@@ -31,14 +34,19 @@ public struct ScriptedPlayer: Sendable {
     ///
     /// Throws when nothing could be fetched at all (bad URL, server or proxy unreachable);
     /// a server that answers badly is reported in ``PlayResult/problems`` instead.
-    public static func run(url: String, pattern: PlayPattern, proxy: String? = nil, readBytes: Int64 = 256 * 1024, seed: UInt64 = 1, onStep: (PlayStep) -> Void = { _ in }) async throws(PlayError) -> PlayResult {
+    public static func run(
+        url: String, pattern: PlayPattern, proxy: String? = nil, readBytes: Int64 = 256 * 1024, seed: UInt64 = 1,
+        onStep: (PlayStep) -> Void = { _ in }
+    ) async throws(PlayError) -> PlayResult {
         guard readBytes > 0 else { throw .badReadBytes(readBytes) }
         let script = PlayerScript(pattern: pattern, readBytes: readBytes, seed: seed)
         return try await ScriptedPlayer(url: url, proxy: proxy).play(script, onStep: onStep)
     }
 
     /// Runs `script` from its start; `onStep` sees each step as soon as its request ended.
-    public func play(_ script: PlayerScript, onStep: (PlayStep) -> Void = { _ in }) async throws(PlayError) -> PlayResult {
+    public func play(
+        _ script: PlayerScript, onStep: (PlayStep) -> Void = { _ in }
+    ) async throws(PlayError) -> PlayResult {
         guard HTTPScheme.isHTTP(url), url.count > 8 else { throw .badURL(url) }
         let multi: CurlMulti
         do {
@@ -54,7 +62,9 @@ public struct ScriptedPlayer: Sendable {
             let (outcome, timedOut) = await fetch(planned, pattern: script.pattern, multi: multi)
             if timedOut { throw .noResponse(url: url, seconds: headTimeoutSeconds) }
             if outcome.status == nil, outcome.end == .failed {
-                throw .unreachable(url: url, proxy: proxy, curlCode: outcome.curlCode ?? -1, message: outcome.failure ?? "the transfer failed")
+                throw .unreachable(
+                    url: url, proxy: proxy, curlCode: outcome.curlCode ?? -1,
+                    message: outcome.failure ?? "the transfer failed")
             }
             request = script.next(after: outcome)
             if let step = script.steps.last { onStep(step) }
@@ -62,7 +72,9 @@ public struct ScriptedPlayer: Sendable {
         return PlayResult(script)
     }
 
-    private func fetch(_ planned: PlannedRequest, pattern: PlayPattern, multi: CurlMulti) async -> (FetchOutcome, timedOut: Bool) {
+    private func fetch(
+        _ planned: PlannedRequest, pattern: PlayPattern, multi: CurlMulti
+    ) async -> (FetchOutcome, timedOut: Bool) {
         let request = CurlRequest(
             url: url,
             headers: [

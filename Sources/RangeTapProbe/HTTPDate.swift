@@ -9,15 +9,17 @@ enum HTTPDate {
     /// RFC 850 and asctime forms included: senders must not generate them).
     static func parse(_ text: some StringProtocol) -> Int64? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), days.contains(String(parts[0].dropLast())),
-              parts[1].count == 2, let day = Int(parts[1]),
-              let month = months.firstIndex(of: String(parts[2])),
-              parts[3].count == 4, let year = Int(parts[3]),
-              parts[5] == "GMT"
+        guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","),
+            days.contains(String(parts[0].dropLast())),
+            parts[1].count == 2, let day = Int(parts[1]),
+            let month = months.firstIndex(of: String(parts[2])),
+            parts[3].count == 4, let year = Int(parts[3]),
+            parts[5] == "GMT"
         else { return nil }
         let hms = parts[4].split(separator: ":", omittingEmptySubsequences: false)
-        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = Int(hms[0]), let m = Int(hms[1]), let s = Int(hms[2]),
-              (1...31).contains(day), h < 24, m < 60, s < 61
+        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = Int(hms[0]), let m = Int(hms[1]),
+            let s = Int(hms[2]),
+            (1...31).contains(day), h < 24, m < 60, s < 61
         else { return nil }
         let seconds = CivilCalendar.days(year: year, month: month + 1, day: day) * 86_400 + Int64(h * 3600 + m * 60 + s)
         // The weekday must agree with the date.
@@ -32,6 +34,7 @@ enum HTTPDate {
         let (y, m, d) = CivilCalendar.date(days: dayNumber)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let weekday = days[Int(((dayNumber % 7) + 7 + 3) % 7)]
-        return "\(weekday), \(two(d)) \(months[Int(m) - 1]) \(y) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)) GMT"
+        return
+            "\(weekday), \(two(d)) \(months[Int(m) - 1]) \(y) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)) GMT"
     }
 }

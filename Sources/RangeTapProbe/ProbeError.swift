@@ -27,9 +27,13 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The reference read limit is too small to compare anything.
     public static func badReferenceLimit(_ bytes: Int64) -> Self { .init(.badReferenceLimit(bytes)) }
     /// No response head came back: refused, DNS, TLS, timeout, reset.
-    public static func unreachable(url: String, message: String) -> Self { .init(.unreachable(url: url, message: message)) }
+    public static func unreachable(url: String, message: String) -> Self {
+        .init(.unreachable(url: url, message: message))
+    }
     /// The URL answers with an error status, so there is no resource to probe.
-    public static func httpError(url: String, statusLine: String) -> Self { .init(.httpError(url: url, statusLine: statusLine)) }
+    public static func httpError(url: String, statusLine: String) -> Self {
+        .init(.httpError(url: url, statusLine: statusLine))
+    }
     /// The resource is empty: no range of it can be satisfied.
     public static func emptyResource(url: String) -> Self { .init(.emptyResource(url: url)) }
     /// The `--cacert` file cannot be read.

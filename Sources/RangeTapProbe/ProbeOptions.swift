@@ -27,7 +27,11 @@ public struct ProbeOptions: Sendable {
     public var proxy: String?
 
     /// Options for probing `url`.
-    public init(url: String, headers: [String] = [], insecure: Bool = false, timeoutSeconds: Double = 10, referenceLimit: Int64 = 8 << 20, userAgent: String = "rangetap-probe/0.1", http2: Bool = false, caFile: String? = nil, proxy: String? = nil) {
+    public init(
+        url: String, headers: [String] = [], insecure: Bool = false, timeoutSeconds: Double = 10,
+        referenceLimit: Int64 = 8 << 20, userAgent: String = "rangetap-probe/0.1", http2: Bool = false,
+        caFile: String? = nil, proxy: String? = nil
+    ) {
         self.proxy = proxy
         self.url = url
         self.headers = headers
@@ -62,11 +66,16 @@ public struct ProbeOptions: Sendable {
             guard let colon = line.firstIndex(of: ":") else { throw .badHeader(line) }
             let name = line[..<colon]
             let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            guard !name.isEmpty, name.allSatisfy({ tchar.contains($0) }), !line.contains("\r"), !line.contains("\n") else {
+            guard !name.isEmpty, name.allSatisfy({ tchar.contains($0) }), !line.contains("\r"), !line.contains("\n")
+            else {
                 throw .badHeader(line)
             }
         }
-        guard timeoutSeconds.isFinite, timeoutSeconds > 0, timeoutSeconds <= 3600 else { throw .badTimeout(timeoutSeconds == timeoutSeconds.rounded() && timeoutSeconds.isFinite ? String(Int(timeoutSeconds)) : String(timeoutSeconds)) }
+        guard timeoutSeconds.isFinite, timeoutSeconds > 0, timeoutSeconds <= 3600 else {
+            throw .badTimeout(
+                timeoutSeconds == timeoutSeconds.rounded() && timeoutSeconds.isFinite
+                    ? String(Int(timeoutSeconds)) : String(timeoutSeconds))
+        }
         guard referenceLimit >= 64 * 1024 else { throw .badReferenceLimit(referenceLimit) }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .badCAFile(caFile)

@@ -74,7 +74,10 @@ struct ProbePlan: Sendable {
 
     /// Slices the reference GET hashes as it streams.
     var referenceSlices: [ByteRange] {
-        var s: Set<ByteRange> = [ByteRange(first: 0, last: min(1, length - 1)), ByteRange(first: 0, last: fromZeroRead - 1), ByteRange(first: 0, last: fullPrefix - 1)]
+        var s: Set<ByteRange> = [
+            ByteRange(first: 0, last: min(1, length - 1)), ByteRange(first: 0, last: fromZeroRead - 1),
+            ByteRange(first: 0, last: fullPrefix - 1),
+        ]
         for slot in [ProbeSlot.middle, .open, .suffix, .lastByte, .clamped] {
             if let e = single(slot)?.expected { s.insert(e) }
         }

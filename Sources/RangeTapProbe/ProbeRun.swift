@@ -71,6 +71,7 @@ struct ProbeRun: Sendable {
 
     /// Every response the probe received, for the header checks.
     var allResponses: [ProbeResponse] {
-        [head, probe] + ProbeSlot.allCases.compactMap { responses[$0] } + keepAlive + close + http10 + [streamOpener].compactMap { $0 } + streams + reset
+        [head, probe] + ProbeSlot.allCases.compactMap { responses[$0] } + keepAlive + close + http10
+            + [streamOpener].compactMap { $0 } + streams + reset
     }
 }

@@ -30,7 +30,8 @@ public enum Prober {
         defer { main.shutdown() }
 
         let headRequest = ProbeRequest(label: "HEAD", method: "HEAD", limits: .init(partial: 0, full: 0, other: 0))
-        let probeRequest = ProbeRequest.range("bytes=0-1", "bytes=0-1", expecting: 2, slices: [ByteRange(first: 0, last: 1)])
+        let probeRequest = ProbeRequest.range(
+            "bytes=0-1", "bytes=0-1", expecting: 2, slices: [ByteRange(first: 0, last: 1)])
         let head: ProbeResponse
         let probe: ProbeResponse
         if options.http2 {
@@ -51,7 +52,9 @@ public enum Prober {
             throw .unreachable(url: options.url, message: probe.error ?? head.error ?? "no response")
         }
         if options.http2, probe.httpVersion != "2" {
-            throw .noHTTP2(url: options.url, answeredOver: probe.httpVersion ?? probe.version.map { String($0.dropFirst("HTTP/".count)) })
+            throw .noHTTP2(
+                url: options.url,
+                answeredOver: probe.httpVersion ?? probe.version.map { String($0.dropFirst("HTTP/".count)) })
         }
         if status >= 400 && status != 416 {
             let line = probe.head.first.map { String($0.content) } ?? "\(status)"
@@ -95,13 +98,15 @@ public enum Prober {
                 closeClient.shutdown()
                 http10Client.shutdown()
             }
-            async let sequences = Self.keepAliveSequences(plan: plan, reuse: reuseClient, close: closeClient, http10: http10Client)
+            async let sequences = Self.keepAliveSequences(
+                plan: plan, reuse: reuseClient, close: closeClient, http10: http10Client)
             run.responses = await Self.concurrentPhase(requests, on: main)
             (run.keepAlive, run.close, run.http10) = await sequences
         }
 
         let connection = options.http2 ? HTTP2Checks.checks(run) : KeepAliveChecks.checks(run)
-        let checks = ResourceChecks.checks(run) + SingleRangeChecks.checks(run) + UnsatisfiableChecks.checks(run)
+        let checks =
+            ResourceChecks.checks(run) + SingleRangeChecks.checks(run) + UnsatisfiableChecks.checks(run)
             + InvalidRangeChecks.checks(run) + MultiRangeChecks.checks(run) + IfRangeChecks.checks(run)
             + MethodVersionChecks.checks(run)
             + connection + HeaderChecks.checks(run) + CompressionChecks.checks(run)
@@ -118,7 +123,9 @@ public enum Prober {
 
     /// Sends `requests` on `client`, at most ``concurrency`` at a time, and files each answer
     /// under its slot.
-    static func concurrentPhase(_ requests: [(ProbeSlot, ProbeRequest)], on client: ProbeClient) async -> [ProbeSlot: ProbeResponse] {
+    static func concurrentPhase(
+        _ requests: [(ProbeSlot, ProbeRequest)], on client: ProbeClient
+    ) async -> [ProbeSlot: ProbeResponse] {
         await withTaskGroup(of: (ProbeSlot, ProbeResponse).self) { group in
             var pending = requests[...]
             var out: [ProbeSlot: ProbeResponse] = [:]
@@ -140,22 +147,79 @@ public enum Prober {
         var out: [(ProbeSlot, ProbeRequest)] = []
         let stopAt16K = ReadLimits(partial: 64 * 1024, full: 16 * 1024)
         // Headers that do not depend on the length.
-        out.append((.headRange, ProbeRequest(label: "HEAD bytes=0-1", method: "HEAD", range: "bytes=0-1", limits: .init(partial: 0, full: 0, other: 0))))
-        out.append((.http10Range, ProbeRequest(label: "HTTP/1.0 bytes=0-1", range: "bytes=0-1", http10: true, limits: .range(2), slices: [ByteRange(first: 0, last: 1)])))
+        out.append(
+            (
+                .headRange,
+                ProbeRequest(
+                    label: "HEAD bytes=0-1", method: "HEAD", range: "bytes=0-1",
+                    limits: .init(partial: 0, full: 0, other: 0))
+            ))
+        out.append(
+            (
+                .http10Range,
+                ProbeRequest(
+                    label: "HTTP/1.0 bytes=0-1", range: "bytes=0-1", http10: true, limits: .range(2),
+                    slices: [ByteRange(first: 0, last: 1)])
+            ))
         out.append((.reversed, ProbeRequest(label: "bytes=500-100", range: "bytes=500-100", limits: stopAt16K)))
         out.append((.unknownUnit, ProbeRequest(label: "pages=0-1", range: "pages=0-1", limits: stopAt16K)))
-        out.append((.unitCase, ProbeRequest(label: "Bytes=0-1", range: "Bytes=0-1", limits: .range(2), slices: [ByteRange(first: 0, last: 1)])))
-        out.append((.straySpaces, ProbeRequest(label: "bytes = 0 - 1", range: "bytes = 0 - 1", limits: .range(2), slices: [ByteRange(first: 0, last: 1)])))
-        out.append((.multi, ProbeRequest(label: ProbePlan.multiValue, range: ProbePlan.multiValue, limits: stopAt16K, keepBytes: 64 * 1024)))
-        out.append((.overlap, ProbeRequest(label: ProbePlan.overlapValue, range: ProbePlan.overlapValue, limits: stopAt16K, keepBytes: 64 * 1024)))
+        out.append(
+            (
+                .unitCase,
+                ProbeRequest(
+                    label: "Bytes=0-1", range: "Bytes=0-1", limits: .range(2), slices: [ByteRange(first: 0, last: 1)])
+            ))
+        out.append(
+            (
+                .straySpaces,
+                ProbeRequest(
+                    label: "bytes = 0 - 1", range: "bytes = 0 - 1", limits: .range(2),
+                    slices: [ByteRange(first: 0, last: 1)])
+            ))
+        out.append(
+            (
+                .multi,
+                ProbeRequest(
+                    label: ProbePlan.multiValue, range: ProbePlan.multiValue, limits: stopAt16K, keepBytes: 64 * 1024)
+            ))
+        out.append(
+            (
+                .overlap,
+                ProbeRequest(
+                    label: ProbePlan.overlapValue, range: ProbePlan.overlapValue, limits: stopAt16K,
+                    keepBytes: 64 * 1024)
+            ))
         let gzipLimits = ReadLimits(partial: 64 * 1024, full: 64 * 1024)
-        out.append((.gzipRange, ProbeRequest(label: "bytes=0-99, Accept-Encoding: gzip", range: "bytes=0-99", acceptEncoding: "gzip", limits: gzipLimits, keepBytes: 64 * 1024)))
-        out.append((.gzipFull, ProbeRequest(label: "GET, Accept-Encoding: gzip", acceptEncoding: "gzip", limits: gzipLimits, keepBytes: 64 * 1024)))
+        out.append(
+            (
+                .gzipRange,
+                ProbeRequest(
+                    label: "bytes=0-99, Accept-Encoding: gzip", range: "bytes=0-99", acceptEncoding: "gzip",
+                    limits: gzipLimits, keepBytes: 64 * 1024)
+            ))
+        out.append(
+            (
+                .gzipFull,
+                ProbeRequest(
+                    label: "GET, Accept-Encoding: gzip", acceptEncoding: "gzip", limits: gzipLimits,
+                    keepBytes: 64 * 1024)
+            ))
         guard let plan else {
-            out.append((.get, ProbeRequest(label: "GET", limits: .init(partial: 0, full: run.options.referenceLimit), keepBytes: 64 * 1024)))
+            out.append(
+                (
+                    .get,
+                    ProbeRequest(
+                        label: "GET", limits: .init(partial: 0, full: run.options.referenceLimit), keepBytes: 64 * 1024)
+                ))
             return out
         }
-        out.append((.get, ProbeRequest(label: "GET", limits: .init(partial: 0, full: plan.referenceLimit), slices: plan.referenceSlices, keepBytes: 64 * 1024)))
+        out.append(
+            (
+                .get,
+                ProbeRequest(
+                    label: "GET", limits: .init(partial: 0, full: plan.referenceLimit), slices: plan.referenceSlices,
+                    keepBytes: 64 * 1024)
+            ))
         for slot in [ProbeSlot.middle, .open, .suffix, .lastByte, .fromZero, .clamped] {
             guard let (value, expected) = plan.single(slot) else { continue }
             var r = ProbeRequest.range(value, value, expecting: expected.count)
@@ -172,19 +236,46 @@ public enum Prober {
         let prefix = ByteRange(first: 0, last: plan.fullPrefix - 1)
         let conditional = ReadLimits(partial: 2 + 64 * 1024, full: plan.fullPrefix)
         if let etag = run.etag {
-            out.append((.ifETagOwn, ProbeRequest(label: "If-Range: \(etag)", range: "bytes=0-1", headers: ["If-Range: \(etag)"], limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])))
-            out.append((.ifETagWrong, ProbeRequest(label: "If-Range: \"rangetap-stale\"", range: "bytes=0-1", headers: ["If-Range: \"rangetap-stale\""], limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])))
+            out.append(
+                (
+                    .ifETagOwn,
+                    ProbeRequest(
+                        label: "If-Range: \(etag)", range: "bytes=0-1", headers: ["If-Range: \(etag)"],
+                        limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])
+                ))
+            out.append(
+                (
+                    .ifETagWrong,
+                    ProbeRequest(
+                        label: "If-Range: \"rangetap-stale\"", range: "bytes=0-1",
+                        headers: ["If-Range: \"rangetap-stale\""], limits: conditional,
+                        slices: [ByteRange(first: 0, last: 1), prefix])
+                ))
         }
         if let date = run.lastModified {
             let old = HTTPDate.parse(date).map { HTTPDate.format($0 - 86_400 * 365) } ?? "Thu, 01 Jan 1998 00:00:00 GMT"
-            out.append((.ifDateOwn, ProbeRequest(label: "If-Range: \(date)", range: "bytes=0-1", headers: ["If-Range: \(date)"], limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])))
-            out.append((.ifDateOld, ProbeRequest(label: "If-Range: \(old)", range: "bytes=0-1", headers: ["If-Range: \(old)"], limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])))
+            out.append(
+                (
+                    .ifDateOwn,
+                    ProbeRequest(
+                        label: "If-Range: \(date)", range: "bytes=0-1", headers: ["If-Range: \(date)"],
+                        limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])
+                ))
+            out.append(
+                (
+                    .ifDateOld,
+                    ProbeRequest(
+                        label: "If-Range: \(old)", range: "bytes=0-1", headers: ["If-Range: \(old)"],
+                        limits: conditional, slices: [ByteRange(first: 0, last: 1), prefix])
+                ))
         }
         return out
     }
 
     /// The keep-alive sequences: requests one after another on each client.
-    static func keepAliveSequences(plan: ProbePlan?, reuse a: ProbeClient, close b: ProbeClient, http10 c: ProbeClient) async -> ([ProbeResponse], [ProbeResponse], [ProbeResponse]) {
+    static func keepAliveSequences(
+        plan: ProbePlan?, reuse a: ProbeClient, close b: ProbeClient, http10 c: ProbeClient
+    ) async -> ([ProbeResponse], [ProbeResponse], [ProbeResponse]) {
         // A range answered with a 200 is read up to 64 KiB (enough to keep a small file's
         // connection usable), then the probe hangs up.
         let small = ReadLimits(partial: 64 * 1024, full: 64 * 1024)
@@ -195,15 +286,24 @@ public enum Prober {
             reuse.append(ProbeRequest(label: middle, range: middle, limits: small))
             reuse.append(ProbeRequest(label: "\(pastEnd) (416)", range: pastEnd, limits: small))
             reuse.append(ProbeRequest(label: "bytes=0-1 again", range: "bytes=0-1", limits: small))
-            reuse.append(ProbeRequest(label: "GET, hung up after \(plan.cancelAfter) bytes", limits: .init(partial: plan.cancelAfter, full: plan.cancelAfter, other: plan.cancelAfter)))
+            reuse.append(
+                ProbeRequest(
+                    label: "GET, hung up after \(plan.cancelAfter) bytes",
+                    limits: .init(partial: plan.cancelAfter, full: plan.cancelAfter, other: plan.cancelAfter)))
             reuse.append(ProbeRequest(label: "bytes=0-1 after the hang-up", range: "bytes=0-1", limits: small))
         }
         let closeSeq = [
-            ProbeRequest(label: "bytes=0-1, Connection: close", range: "bytes=0-1", headers: ["Connection: close"], limits: small),
+            ProbeRequest(
+                label: "bytes=0-1, Connection: close", range: "bytes=0-1", headers: ["Connection: close"], limits: small
+            )
         ]
         let http10Seq = [
-            ProbeRequest(label: "HTTP/1.0 keep-alive bytes=0-1", range: "bytes=0-1", headers: ["Connection: keep-alive"], http10: true, limits: small),
-            ProbeRequest(label: "HTTP/1.0 keep-alive bytes=0-1 again", range: "bytes=0-1", headers: ["Connection: keep-alive"], http10: true, limits: small),
+            ProbeRequest(
+                label: "HTTP/1.0 keep-alive bytes=0-1", range: "bytes=0-1", headers: ["Connection: keep-alive"],
+                http10: true, limits: small),
+            ProbeRequest(
+                label: "HTTP/1.0 keep-alive bytes=0-1 again", range: "bytes=0-1", headers: ["Connection: keep-alive"],
+                http10: true, limits: small),
             ProbeRequest(label: "HTTP/1.0 bytes=0-1", range: "bytes=0-1", http10: true, limits: small),
             ProbeRequest(label: "HTTP/1.0 bytes=0-1 again", range: "bytes=0-1", http10: true, limits: small),
         ]

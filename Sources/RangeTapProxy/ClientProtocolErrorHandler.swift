@@ -35,7 +35,9 @@ final class ClientProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelHa
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let parse = error as? HTTPParserError, parse == .invalidEOFState {
             // The client closed its side inside a request: nothing to answer, and not a 400.
-            let left = ClientLeftMidRequest(declared: requestInProgress?.declared, chunked: requestInProgress?.chunked ?? false, received: requestInProgress?.received, afterHead: requestInProgress != nil)
+            let left = ClientLeftMidRequest(
+                declared: requestInProgress?.declared, chunked: requestInProgress?.chunked ?? false,
+                received: requestInProgress?.received, afterHead: requestInProgress != nil)
             context.fireErrorCaught(left)
             return
         }
@@ -52,7 +54,9 @@ final class ClientProtocolErrorHandler: ChannelDuplexHandler, RemovableChannelHa
                 ("Content-Length", String(body.readableBytes)),
                 ("Connection", "close"),
             ])
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: problem.status, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: problem.status, headers: headers))),
+                promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
@@ -91,7 +95,9 @@ public struct ClientLeftMidRequest: Error, Sendable, Hashable, CustomStringConve
             return "the client closed the connection in the middle of a request head; nothing was forwarded"
         }
         let got = received ?? 0
-        let what = declared.map { "\(got) of \($0) bytes" } ?? (chunked ? "\(got) bytes of a chunked body" : "\(got) bytes")
-        return "the client closed the connection before its request body was whole (\(what) received); \(forwarded ? "rangetap stopped the request to the origin" : "nothing was forwarded")"
+        let what =
+            declared.map { "\(got) of \($0) bytes" } ?? (chunked ? "\(got) bytes of a chunked body" : "\(got) bytes")
+        return
+            "the client closed the connection before its request body was whole (\(what) received); \(forwarded ? "rangetap stopped the request to the origin" : "nothing was forwarded")"
     }
 }

@@ -39,7 +39,10 @@ public struct ClientRequestError: Error, Sendable, Hashable, CustomStringConvert
         // ClientProtocolErrorHandler reports it as a `ClientLeftMidRequest`.
         case .invalidEOFState: return nil
         // llhttp's catch-all; in practice a framing it will not guess at.
-        case .unknown: return .malformed("refused by the HTTP/1.1 parser: often a framing no proxy should guess at, such as Content-Length together with Transfer-Encoding, or a Transfer-Encoding other than chunked")
+        case .unknown:
+            return .malformed(
+                "refused by the HTTP/1.1 parser: often a framing no proxy should guess at, such as Content-Length together with Transfer-Encoding, or a Transfer-Encoding other than chunked"
+            )
         default: return .malformed("\(parse)")
         }
     }

@@ -78,7 +78,8 @@ final class ClientResponseEncoder: ChannelOutboundHandler, RemovableChannelHandl
 
     /// A head rangetap writes itself: `HTTP/1.1 CODE REASON`, the fields as given.
     static func serialize(_ head: HTTPResponseHead) -> ([UInt8], ClientFraming) {
-        var text = "HTTP/\(head.version.major).\(head.version.minor) \(head.status.code) \(head.status.reasonPhrase)\r\n"
+        var text =
+            "HTTP/\(head.version.major).\(head.version.minor) \(head.status.code) \(head.status.reasonPhrase)\r\n"
         var headers = head.headers
         let code = Int(head.status.code)
         var framing: ClientFraming

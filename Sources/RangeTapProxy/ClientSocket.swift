@@ -23,7 +23,8 @@ final class ClientSocket: Sendable {
     /// (an `EmbeddedChannel`, a stream of an HTTP/2 connection) or when `dup` fails.
     static func duplicating(_ channel: any Channel) -> ClientSocket? {
         #if os(Linux)
-        let fd = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { handle in
+        let fd = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+            handle in
             fcntl(handle, F_DUPFD_CLOEXEC, 0)
         }
         guard let fd, fd >= 0 else { return nil }

@@ -83,7 +83,9 @@ enum HeaderForwarding {
         }
         // Names are tokens (ASCII), so comparing them ignoring ASCII case is comparing their
         // lowercased forms, without a lowercased copy and a hash for every field.
-        func isNamed(_ name: Substring, _ lower: String) -> Bool { HeaderByte.equalsIgnoringASCIICase(name.utf8, lower.utf8) }
+        func isNamed(_ name: Substring, _ lower: String) -> Bool {
+            HeaderByte.equalsIgnoringASCIICase(name.utf8, lower.utf8)
+        }
         let connection = parsed.filter { isNamed($0.name, "connection") }
         let listed = connection.isEmpty ? [] : connectionTokens(connection.map { $0.value })
         var out: [String] = []
@@ -91,7 +93,11 @@ enum HeaderForwarding {
         var sawExpect = false
         var sawContentType = false
         for field in parsed {
-            if HeaderByte.contains(hopByHop, field.name) || HeaderByte.contains(listed, field.name) || isNamed(field.name, "proxy-authorization") { continue }
+            if HeaderByte.contains(hopByHop, field.name) || HeaderByte.contains(listed, field.name)
+                || isNamed(field.name, "proxy-authorization")
+            {
+                continue
+            }
             if isNamed(field.name, "accept") { sawAccept = true }
             if isNamed(field.name, "expect") { sawExpect = true }
             if isNamed(field.name, "content-type") { sawContentType = true }

@@ -22,7 +22,8 @@ public struct RecordingSummary: Sendable, Equatable {
 /// exchange. Runs on the writer thread, off the forwarding path.
 final class LiveLog: Sendable {
     private let sink: (@Sendable (String) -> Void)?
-    private let state = Mutex((log: ExchangeLog(keepChunks: false, redactsURLPasswords: true), summary: RecordingSummary()))
+    private let state = Mutex(
+        (log: ExchangeLog(keepChunks: false, redactsURLPasswords: true), summary: RecordingSummary()))
 
     init(sink: (@Sendable (String) -> Void)?) {
         self.sink = sink
@@ -44,16 +45,20 @@ final class LiveLog: Sendable {
         if !lines.isEmpty, let sink { sink(lines.joined(separator: "\n")) }
     }
 
-    private static func line(for event: CaptureEvent, in s: inout (log: ExchangeLog, summary: RecordingSummary)) -> String? {
+    private static func line(
+        for event: CaptureEvent, in s: inout (log: ExchangeLog, summary: RecordingSummary)
+    ) -> String? {
         switch event {
         case .connectionOpen: s.summary.connections += 1
         case .error(let e) where e.exchange == nil:
             s.summary.errors += 1
-            return "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
+            return
+                "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(URLRedaction.redactingURLPasswords(inText: e.message)))"
         case .fault(let f):
             // As it fires, before the exchange's own line.
             _ = s.log.apply(event)
-            return "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
+            return
+                "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
         case .shape(let e):
             _ = s.log.apply(event)
             return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"

@@ -52,7 +52,8 @@ public enum MallocTuning {
     /// `MALLOC_MMAP_THRESHOLD_` variables.
     static func tunesMalloc(_ environment: [String: String]) -> Bool {
         if let tunables = environment["GLIBC_TUNABLES"],
-           tunables.contains("glibc.malloc.trim_threshold") || tunables.contains("glibc.malloc.mmap_threshold") {
+            tunables.contains("glibc.malloc.trim_threshold") || tunables.contains("glibc.malloc.mmap_threshold")
+        {
             return true
         }
         return environment["MALLOC_TRIM_THRESHOLD_"] != nil || environment["MALLOC_MMAP_THRESHOLD_"] != nil

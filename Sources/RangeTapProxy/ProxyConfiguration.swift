@@ -90,7 +90,12 @@ public struct ProxyConfiguration: Sendable {
     public var shape: ShapeSpec?
 
     /// A configuration with defaults for everything but the capture path.
-    public init(listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String, recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false, insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20, flowLowWater: Int = 256 * 1024, eventLoopThreads: Int = 1) {
+    public init(
+        listenHost: String = "127.0.0.1", listenPort: Int = 8080, upstream: String? = nil, capturePath: String,
+        recordBodies: Bool = true, keepSecrets: Bool = false, clientSendBuffer: Int? = nil, allowRemote: Bool = false,
+        insecureUpstream: Bool = false, upstreamBufferSize: Int = 256 * 1024, flowHighWater: Int = 1 << 20,
+        flowLowWater: Int = 256 * 1024, eventLoopThreads: Int = 1
+    ) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.upstream = upstream
@@ -128,11 +133,15 @@ public struct ProxyConfiguration: Sendable {
     /// listen port all are). With port 0 the port is not known yet; requests are still checked.
     public func validateUpstream() throws(ProxyError) {
         guard let upstream else { return }
-        guard let scheme = HTTPScheme(url: upstream), let authority = RequestTarget.authority(of: upstream), !authority.isEmpty else {
+        guard let scheme = HTTPScheme(url: upstream), let authority = RequestTarget.authority(of: upstream),
+            !authority.isEmpty
+        else {
             throw .badUpstream(URLRedaction.redactingUserinfo(upstream))
         }
         if RequestTarget.pointsAtSelf(authority, ownPort: listenPort, https: scheme == .https, listenHost: listenHost) {
-            throw .upstreamIsProxy(URLRedaction.redactingUserinfo(upstream), listen: "\(URLAuthority.hostForURL(listenHost)):\(listenPort)")
+            throw .upstreamIsProxy(
+                URLRedaction.redactingUserinfo(upstream), listen: "\(URLAuthority.hostForURL(listenHost)):\(listenPort)"
+            )
         }
     }
 }

@@ -36,7 +36,9 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The local CA for interception could not be loaded or created.
     public static func certificateAuthority(_ reason: String) -> Self { .init(.certificateAuthority(reason)) }
     /// `--upstream-cacert` names a file that is not readable PEM.
-    public static func upstreamCACertificates(_ path: String, _ reason: String) -> Self { .init(.upstreamCACertificates(path, reason)) }
+    public static func upstreamCACertificates(_ path: String, _ reason: String) -> Self {
+        .init(.upstreamCACertificates(path, reason))
+    }
 
     public var description: String {
         switch code {

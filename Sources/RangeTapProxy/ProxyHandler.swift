@@ -80,7 +80,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     /// `--body-timeout`: answers 408 once the request body being read received nothing that long.
     private var bodyTimer: ActivityTimer?
 
-    init(context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot, rawHeads: RawRequestHeads, session: ClientSession = .plain) {
+    init(
+        context shared: RecordingContext, tunnels: TunnelStarter, wire: ClientWire, headSlot: ClientHeadSlot,
+        rawHeads: RawRequestHeads, session: ClientSession = .plain
+    ) {
         self.rawHeads = rawHeads
         self.session = session
         self.shared = shared
@@ -115,9 +118,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     func channelActive(context: ChannelHandlerContext) {
         connectionID = shared.nextConnectionID()
         // A channel that is no socket (an `EmbeddedChannel` in the handler tests) has no send buffer.
-        sendBuffer = wire.unavailable ? nil : (try? context.channel.syncOptions?.getOption(ChannelOptions.socketOption(.so_sndbuf))).flatMap { $0 }
+        sendBuffer =
+            wire.unavailable
+            ? nil
+            : (try? context.channel.syncOptions?.getOption(ChannelOptions.socketOption(.so_sndbuf))).flatMap { $0 }
         let peer = context.channel.remoteAddress.map(Self.describe) ?? "?"
-        shared.writer.record(.connectionOpen(ConnectionOpenEvent(t: shared.clock.now(), connection: connectionID, peer: peer, sendBuffer: sendBuffer)))
+        shared.writer.record(
+            .connectionOpen(
+                ConnectionOpenEvent(t: shared.clock.now(), connection: connectionID, peer: peer, sendBuffer: sendBuffer)
+            ))
         startIdleTimer(context: context)
         context.fireChannelActive()
     }
@@ -139,13 +148,21 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             guard let driver = exchanges[id] else { continue }
             if driver.machine.isResponseEnded && closedByProxy {
                 // rangetap closed after the last byte (HTTP/1.0, Connection: close): the kernel delivers the rest.
-                driver.clientReceivedAll(ClientOutcome(t: now, delivered: driver.wireMap.total, measure: .complete, gone: false, sendBuffer: sendBuffer))
+                driver.clientReceivedAll(
+                    ClientOutcome(
+                        t: now, delivered: driver.wireMap.total, measure: .complete, gone: false, sendBuffer: sendBuffer
+                    ))
             } else {
                 let (delivered, measure) = measuredDelivery(driver.wireMap, fallback: driver.machine.bytesDelivered)
-                driver.clientClosed(ClientOutcome(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
+                driver.clientClosed(
+                    ClientOutcome(t: now, delivered: delivered, measure: measure, gone: true, sendBuffer: sendBuffer))
             }
         }
-        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: connectionID, by: closedByProxy ? .proxy : .client, requests: requests)))
+        shared.writer.record(
+            .connectionClose(
+                ConnectionCloseEvent(
+                    t: shared.clock.now(), connection: connectionID, by: closedByProxy ? .proxy : .client,
+                    requests: requests)))
         context.fireChannelInactive()
     }
 
@@ -164,7 +181,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                 // `rangetap shape`: not an exchange, not recorded but for the shape event. Inside
                 // a tunnel the host is the tunnel's origin's business: never the control endpoint.
                 discardingBody = true
-                guard let (status, text) = LinkControlRequest.answer(head, peer: context.channel.remoteAddress, context: shared) else {
+                guard
+                    let (status, text) = LinkControlRequest.answer(
+                        head, peer: context.channel.remoteAddress, context: shared)
+                else {
                     // A web page's request (it carries Origin): no answer to read, not even an error.
                     closedByProxy = true
                     context.close(promise: nil)
@@ -178,14 +198,23 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             if head.method == .CONNECT {
                 recordRequest(head, t: t, exchange: id, url: nil)
                 if session.origin != nil {
-                    let message = "CONNECT inside an intercepted tunnel (to \(session.origin ?? "?")) is not supported; connect to the proxy directly"
-                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: message, status: 405)))
+                    let message =
+                        "CONNECT inside an intercepted tunnel (to \(session.origin ?? "?")) is not supported; connect to the proxy directly"
+                    shared.writer.record(
+                        .error(
+                            ErrorEvent(
+                                t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused,
+                                message: message, status: 405)))
                     respond(.methodNotAllowed, message: message, keepAlive: false, context: context)
                     return
                 }
                 if let only = shared.confinedTo {
                     let message = RequestTarget.confinedMessage(target: "CONNECT \(head.uri)", upstream: only)
-                    shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: message, status: 403)))
+                    shared.writer.record(
+                        .error(
+                            ErrorEvent(
+                                t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused,
+                                message: message, status: 403)))
                     respond(.forbidden, message: message, keepAlive: false, context: context)
                     return
                 }
@@ -196,23 +225,33 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             case .success(let url):
                 let p = Pending(head: head, t: t, exchange: id, url: url, raw: currentRaw)
                 let chunked = head.headers.contains(name: "transfer-encoding")
-                let declared = chunked ? nil : head.headers.first(name: "content-length").flatMap { Int64($0.trimmingHTTPWhitespace()) }
+                let declared =
+                    chunked
+                    ? nil : head.headers.first(name: "content-length").flatMap { Int64($0.trimmingHTTPWhitespace()) }
                 guard chunked || (declared ?? 0) > 0 else {
                     // No body: the request goes once its end is read.
                     pending = p
                     return
                 }
-                if head.version == .http1_1, HeaderForwarding.connectionTokens(head.headers[canonicalForm: "expect"]).contains("100-continue") {
+                if head.version == .http1_1,
+                    HeaderForwarding.connectionTokens(head.headers[canonicalForm: "expect"]).contains("100-continue")
+                {
                     // rangetap sends the body on as it comes: ask for it now rather than leave
                     // the client waiting out its own timer (RFC 9110 §10.1.1).
-                    headSlot.next = ClientHead(status: 100, bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), framing: .noBody, changes: [])
-                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+                    headSlot.next = ClientHead(
+                        status: 100, bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), framing: .noBody, changes: [])
+                    context.writeAndFlush(
+                        wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
                 }
                 awaitingBody = (p, declared)
                 startBodyTimer(exchange: id, context: context)
             case .failure(let refusal):
                 recordRequest(head, t: t, exchange: id, url: nil)
-                shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: refusal.message, status: Int(refusal.status.code))))
+                shared.writer.record(
+                    .error(
+                        ErrorEvent(
+                            t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused,
+                            message: refusal.message, status: Int(refusal.status.code))))
                 respond(refusal.status, message: refusal.message, keepAlive: head.isKeepAlive, context: context)
             }
         case .body(let buffer):
@@ -277,7 +316,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         if let timeout = event as? HeadTimeout {
             // RawRequestTap answered 408 and closes.
             closedByProxy = true
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: connectionID, kind: .headTimeout, message: timeout.message, status: 408)))
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: nil, connection: connectionID, kind: .headTimeout,
+                        message: timeout.message, status: 408)))
             return
         }
         context.fireUserInboundEventTriggered(event)
@@ -315,7 +358,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             left.forwarded = true
             described = left
         }
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: exchange, connection: connectionID, kind: problem != nil ? .badRequest : .client, message: problem.map(\.description) ?? "client connection error: \(described)", status: problem.map { Int($0.status.code) })))
+        shared.writer.record(
+            .error(
+                ErrorEvent(
+                    t: shared.clock.now(), exchange: exchange, connection: connectionID,
+                    kind: problem != nil ? .badRequest : .client,
+                    message: problem.map(\.description) ?? "client connection error: \(described)",
+                    status: problem.map { Int($0.status.code) })))
         // A client that left mid-request closed the connection itself.
         closedByProxy = !(error is ClientLeftMidRequest)
         context.close(promise: nil)
@@ -326,20 +375,31 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     /// Starts the exchange of `p`, its body (when it has one) streamed from `body`, `length`
     /// bytes when declared. False when a `status=` fault answered it without the origin.
     @discardableResult
-    private func startExchange(_ p: Pending, body: RequestBody? = nil, length: Int64? = nil, context: ChannelHandlerContext) -> Bool {
+    private func startExchange(
+        _ p: Pending, body: RequestBody? = nil, length: Int64? = nil, context: ChannelHandlerContext
+    ) -> Bool {
         let hasRange = p.head.headers.contains(name: "range")
         let plan = shared.faultPlan(url: p.url, method: p.head.method.rawValue, hasRange: hasRange)
         if let plan, let status = plan.status {
-            answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, keepAlive: p.head.isKeepAlive && body == nil, context: context)
+            answerInjected(
+                status: status.code, rule: status.rule, exchange: p.exchange,
+                keepAlive: p.head.isKeepAlive && body == nil, context: context)
             return false
         }
         let te = HeaderForwarding.connectionTokens(p.head.headers[canonicalForm: "te"])
-        let machine = ExchangeStateMachine(clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue, clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
-        let driver = ExchangeDriver(id: p.exchange, connection: connectionID, machine: machine, plan: plan, shared: shared, loop: context.eventLoop, writer: self)
+        let machine = ExchangeStateMachine(
+            clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue,
+            clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
+        let driver = ExchangeDriver(
+            id: p.exchange, connection: connectionID, machine: machine, plan: plan, shared: shared,
+            loop: context.eventLoop, writer: self)
         exchanges[p.exchange] = driver
         var request = CurlRequest(
             url: p.url, method: p.head.method.rawValue,
-            headers: p.raw.map { HeaderForwarding.upstreamRequestLines(raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url)) } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
+            headers: p.raw.map {
+                HeaderForwarding.upstreamRequestLines(
+                    raw: Array($0.dropFirst()), authority: RequestTarget.authority(of: p.url))
+            } ?? HeaderForwarding.upstreamRequestLines(p.head.headers),
             body: body == nil && (p.head.method == .POST || p.head.method == .PUT) ? [] : nil,
             insecure: shared.configuration.insecureUpstream, bufferSize: shared.upstreamReadSize())
         request.bodySource = body
@@ -361,12 +421,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         context.flush()
         let written = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
         let channel = context.channel
-        let below = NIOLoopBound(session.tls ? try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) : nil, eventLoop: context.eventLoop)
+        let below = NIOLoopBound(
+            session.tls ? try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) : nil,
+            eventLoop: context.eventLoop)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         written.whenComplete { _ in
             if reset {
                 let deadline = NIODeadline.now() + Self.resetAckWait
-                loopBound.value.resetOnceAcknowledged(channel, below: below, deadline: deadline, delay: .microseconds(500))
+                loopBound.value.resetOnceAcknowledged(
+                    channel, below: below, deadline: deadline, delay: .microseconds(500))
             } else {
                 channel.close(promise: nil)
             }
@@ -381,7 +444,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     /// kernel has not sent yet: resetting as soon as the last write was handed to the kernel gave
     /// a client slower than the origin (curl decrypting TLS on a busy machine) 64 KiB, not the
     /// `reset-after` size.
-    private func resetOnceAcknowledged(_ channel: any Channel, below tls: NIOLoopBound<ChannelHandlerContext?>, deadline: NIODeadline, delay: TimeAmount) {
+    private func resetOnceAcknowledged(
+        _ channel: any Channel, below tls: NIOLoopBound<ChannelHandlerContext?>, deadline: NIODeadline,
+        delay: TimeAmount
+    ) {
         wire.refresh(channel)
         let acked = wire.acked.map { $0.bytes >= wire.written } ?? false
         guard !acked, !wire.unavailable, channel.isActive, NIODeadline.now() < deadline else {
@@ -393,19 +459,30 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         }
         let loopBound = NIOLoopBound(self, eventLoop: channel.eventLoop)
         channel.eventLoop.scheduleTask(in: delay) {
-            loopBound.value.resetOnceAcknowledged(channel, below: tls, deadline: deadline, delay: min(delay * 2, .milliseconds(20)))
+            loopBound.value.resetOnceAcknowledged(
+                channel, below: tls, deadline: deadline, delay: min(delay * 2, .milliseconds(20)))
         }
     }
 
     /// Answers a `status=` fault: rangetap's own response, the origin not asked.
-    private func answerInjected(status code: Int, rule: String, exchange id: Int, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func answerInjected(
+        status code: Int, rule: String, exchange id: Int, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
         let status = HTTPResponseStatus(statusCode: code)
         let body = "rangetap: \(code) \(status.reasonPhrase), injected by --fault '\(rule)'\n"
-        shared.recordFault(exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
-        var lines = ["HTTP/1.1 \(code) \(status.reasonPhrase)", "Content-Type: text/plain; charset=utf-8", "Content-Length: \(body.utf8.count)"]
+        shared.recordFault(
+            exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
+        var lines = [
+            "HTTP/1.1 \(code) \(status.reasonPhrase)", "Content-Type: text/plain; charset=utf-8",
+            "Content-Length: \(body.utf8.count)",
+        ]
         if !keepAlive { lines.append("Connection: close") }
         let t = shared.clock.now()
-        shared.writer.record(.response(ResponseEvent(t: t, exchange: id, status: code, lines: (lines + [""]).map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
+        shared.writer.record(
+            .response(
+                ResponseEvent(
+                    t: t, exchange: id, status: code, lines: (lines + [""]).map { HeaderLine(raw: $0 + "\r\n") },
+                    reused: nil, upstreamPort: nil)))
         respond(status, message: body, keepAlive: keepAlive, context: context, prefixed: false)
         shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
     }
@@ -546,7 +623,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     // MARK: Timeouts
 
     /// Whether nothing is in flight: no exchange unsettled, no request being read.
-    private var isIdle: Bool { exchanges.isEmpty && pending == nil && awaitingBody == nil && uploading == nil && !rawHeads.inProgress }
+    private var isIdle: Bool {
+        exchanges.isEmpty && pending == nil && awaitingBody == nil && uploading == nil && !rawHeads.inProgress
+    }
 
     private func startIdleTimer(context: ChannelHandlerContext) {
         guard let limit = shared.configuration.idleTimeout, idleTimer == nil else { return }
@@ -570,7 +649,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
         bodyTimer = timer
         // Not while rangetap itself holds the client back (the origin is slow to take the body).
-        timer.start(stopsWhenNot: true, counts: { [weak self] in self?.awaitsBody(of: id) ?? false }, expired: { [weak self] in self?.bodyTimedOut(exchange: id, after: limit) })
+        timer.start(
+            stopsWhenNot: true, counts: { [weak self] in self?.awaitsBody(of: id) ?? false },
+            expired: { [weak self] in self?.bodyTimedOut(exchange: id, after: limit) })
     }
 
     /// Whether exchange `id` waits for its client's body (not for the origin to take it).
@@ -587,16 +668,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             awaitingBody = nil
             discardingBody = true
             recordRequest(p.head, t: p.t, exchange: p.exchange, url: p.url)
-            let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: 0, declared: declared.map(String.init), then: "rangetap closed the connection and forwarded nothing")
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)))
+            let message = ActivityTimer.bodyTimeoutMessage(
+                limit: limit, got: 0, declared: declared.map(String.init),
+                then: "rangetap closed the connection and forwarded nothing")
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout,
+                        message: message, status: 408)))
             respond(.requestTimeout, message: message, keepAlive: false, context: context)
             return
         }
         guard let upload = uploading, upload.exchange == id else { return }
         uploading = nil
         discardingBody = true
-        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: Int(upload.body.bytesAppended), declared: upload.declared.map(String.init), then: "rangetap stopped the request to the origin and closed the connection")
-        let failure = ErrorEvent(t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message, status: 408)
+        let message = ActivityTimer.bodyTimeoutMessage(
+            limit: limit, got: Int(upload.body.bytesAppended), declared: upload.declared.map(String.init),
+            then: "rangetap stopped the request to the origin and closed the connection")
+        let failure = ErrorEvent(
+            t: shared.clock.now(), exchange: id, connection: connectionID, kind: .bodyTimeout, message: message,
+            status: 408)
         if let driver = exchanges[id] {
             driver.exchange.stop(failure)
         } else if let context {
@@ -638,7 +729,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                 waiting = true
                 continue
             }
-            driver.clientReceivedAll(ClientOutcome(t: now, delivered: map.total, measure: wire.unavailable ? .writes : .complete, gone: false, sendBuffer: sendBuffer))
+            driver.clientReceivedAll(
+                ClientOutcome(
+                    t: now, delivered: map.total, measure: wire.unavailable ? .writes : .complete, gone: false,
+                    sendBuffer: sendBuffer))
         }
         guard waiting else {
             // Nothing left to wait for: a timed check would find nothing.
@@ -660,24 +754,32 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     private func recordRequest(_ head: HTTPRequestHead, t: CaptureTime, exchange: Int, url: String?) {
         // The lines as received when the tap had them; else as the decoder gave them.
-        var lines = currentRaw.map { Array($0.dropFirst()) } ?? HeaderForwarding.captureLines(head.headers, keepSecrets: true)
+        var lines =
+            currentRaw.map { Array($0.dropFirst()) } ?? HeaderForwarding.captureLines(head.headers, keepSecrets: true)
         if !shared.configuration.keepSecrets { lines = lines.redactingSecrets() }
-        shared.writer.record(.request(RequestEvent(
-            t: t, exchange: exchange, connection: connectionID, method: head.method.rawValue,
-            target: URLRedaction.redactingUserinfo(head.uri, if: !shared.configuration.keepSecrets),
-            version: "HTTP/\(head.version.major).\(head.version.minor)",
-            url: url.map { URLRedaction.redactingUserinfo($0, if: !shared.configuration.keepSecrets) }, headers: lines)))
+        shared.writer.record(
+            .request(
+                RequestEvent(
+                    t: t, exchange: exchange, connection: connectionID, method: head.method.rawValue,
+                    target: URLRedaction.redactingUserinfo(head.uri, if: !shared.configuration.keepSecrets),
+                    version: "HTTP/\(head.version.major).\(head.version.minor)",
+                    url: url.map { URLRedaction.redactingUserinfo($0, if: !shared.configuration.keepSecrets) },
+                    headers: lines)))
     }
 
     /// The proxy's own response (an error it generates), plain text.
-    private func respond(_ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext, prefixed: Bool = true) {
+    private func respond(
+        _ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext,
+        prefixed: Bool = true
+    ) {
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
         body.writeString(prefixed ? "rangetap: \(message)\n" : message)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {

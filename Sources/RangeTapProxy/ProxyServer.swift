@@ -31,14 +31,20 @@ public final class ProxyServer: Sendable {
     /// Creates the capture and the upstream engine; nothing listens until ``start()``.
     /// `lineSink` receives one line per finished exchange (the CLI prints them to stderr), the
     /// lines of one capture batch in one call, separated by newlines.
-    public init(configuration: ProxyConfiguration, logger: Logger, lineSink: (@Sendable (String) -> Void)? = nil) throws(ProxyError) {
+    public init(
+        configuration: ProxyConfiguration, logger: Logger, lineSink: (@Sendable (String) -> Void)? = nil
+    ) throws(ProxyError) {
         if !configuration.allowRemote && !configuration.listensOnLoopback {
             throw .remoteListenNotAllowed(configuration.listenHost)
         }
         try configuration.validateUpstream()
         if let file = configuration.upstreamCACertificates {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw .upstreamCACertificates(file, "cannot read it") }
-            guard text.contains("-----BEGIN CERTIFICATE-----") else { throw .upstreamCACertificates(file, "it holds no certificate") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw .upstreamCACertificates(file, "cannot read it")
+            }
+            guard text.contains("-----BEGIN CERTIFICATE-----") else {
+                throw .upstreamCACertificates(file, "it holds no certificate")
+            }
         }
         var intercept: InterceptContexts?
         if let dir = configuration.caDirectory {
@@ -59,10 +65,18 @@ public final class ProxyServer: Sendable {
         let (clock, wallMicros) = MonotonicClock.anchoredToWallClock()
         let live = LiveLog(sink: lineSink)
         self.live = live
-        let header = CaptureHeader(tool: "rangetap \(RangeTapVersion.current)", startedAt: UTCTimestamp.iso8601(micros: wallMicros), startedAtMicros: wallMicros, bodies: configuration.recordBodies, hashes: configuration.hashBodies, redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)", upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
+        let header = CaptureHeader(
+            tool: "rangetap \(RangeTapVersion.current)", startedAt: UTCTimestamp.iso8601(micros: wallMicros),
+            startedAtMicros: wallMicros, bodies: configuration.recordBodies, hashes: configuration.hashBodies,
+            redacted: !configuration.keepSecrets, listen: "\(configuration.listenHost):\(configuration.listenPort)",
+            upstream: configuration.upstream.map { URLRedaction.redactingUserinfo($0, if: !configuration.keepSecrets) })
         let writer: CaptureWriter
         do {
-            writer = try CaptureWriter(path: configuration.capturePath, header: header, clock: clock, options: .init(bodies: configuration.recordBodies, maxPendingBytes: configuration.effectiveCaptureBacklog), observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
+            writer = try CaptureWriter(
+                path: configuration.capturePath, header: header, clock: clock,
+                options: .init(
+                    bodies: configuration.recordBodies, maxPendingBytes: configuration.effectiveCaptureBacklog),
+                observer: { live.observe($0) }, onFailure: { live.captureStopped($0) })
         } catch {
             throw .setup(error.description)
         }
@@ -74,7 +88,9 @@ public final class ProxyServer: Sendable {
             throw .setup(error.description)
         }
         captureWriter = writer
-        context = RecordingContext(configuration: configuration, writer: writer, clock: clock, upstream: CurlUpstream(multi: multi), intercept: intercept)
+        context = RecordingContext(
+            configuration: configuration, writer: writer, clock: clock, upstream: CurlUpstream(multi: multi),
+            intercept: intercept)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
     }
 
@@ -114,7 +130,9 @@ public final class ProxyServer: Sendable {
             // Recording goes on; only `rangetap shape` without --token cannot find the token.
             logger.warning("rangetap shape will need --token: \(error)")
         }
-        logger.info("listening", metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
+        logger.info(
+            "listening",
+            metadata: ["address": "\(configuration.listenHost):\(port)", "capture": "\(configuration.capturePath)"])
         return port
     }
 
@@ -151,22 +169,33 @@ public final class ProxyServer: Sendable {
             // h2c with prior knowledge: the HTTP/2 preface in place of a request.
             try channel.pipeline.syncOperations.addHandler(H2PrefaceSniffer(shared: context, wire: wire))
         }
-        try addHTTPHandlers(to: channel.pipeline.syncOperations, context: context, wire: wire, session: .plain, names: TunnelStarter.httpHandlerNames)
+        try addHTTPHandlers(
+            to: channel.pipeline.syncOperations, context: context, wire: wire, session: .plain,
+            names: TunnelStarter.httpHandlerNames)
     }
 
     /// The HTTP/1.1 handlers, added last, in order: the raw request-head tap, the response
     /// encoder, NIO's request decoder and pipelining, the protocol-error answers, and the proxy.
     /// The same handlers serve the plain listener and the inside of an intercepted tunnel.
-    static func addHTTPHandlers(to sync: ChannelPipeline.SynchronousOperations, context: RecordingContext, wire: ClientWire, session: ClientSession, names: TunnelStarter.HandlerNames) throws {
+    static func addHTTPHandlers(
+        to sync: ChannelPipeline.SynchronousOperations, context: RecordingContext, wire: ClientWire,
+        session: ClientSession, names: TunnelStarter.HandlerNames
+    ) throws {
         let rawHeads = RawRequestHeads()
-        let headTimeout = context.configuration.headTimeoutMs > 0 ? TimeAmount.milliseconds(Int64(context.configuration.headTimeoutMs)) : nil
+        let headTimeout =
+            context.configuration.headTimeoutMs > 0
+            ? TimeAmount.milliseconds(Int64(context.configuration.headTimeoutMs)) : nil
         try sync.addHandler(RawRequestTap(heads: rawHeads, headTimeout: headTimeout), name: names.rawHeads)
         let headSlot = ClientHeadSlot()
         try sync.addHandler(ClientResponseEncoder(slot: headSlot), name: names.encoder)
-        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
+        try sync.addHandler(
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
         try sync.addHandler(HTTPServerPipelineHandler(), name: names.pipelining)
         try sync.addHandler(ClientProtocolErrorHandler(), name: names.errors)
-        try sync.addHandler(ProxyHandler(context: context, tunnels: TunnelStarter(shared: context, wire: wire), wire: wire, headSlot: headSlot, rawHeads: rawHeads, session: session), name: names.proxy)
+        try sync.addHandler(
+            ProxyHandler(
+                context: context, tunnels: TunnelStarter(shared: context, wire: wire), wire: wire, headSlot: headSlot,
+                rawHeads: rawHeads, session: session), name: names.proxy)
     }
 
     /// Leaf certificates minted so far (0 without interception).

@@ -69,10 +69,13 @@ final class RawRequestTap: ChannelInboundHandler, RemovableChannelHandler {
     /// The head did not complete in time: 408, told to the proxy for the capture, and a close.
     private func headTimedOut(context: ChannelHandlerContext, after limit: TimeAmount) {
         headTimer = nil
-        let message = "the request head did not arrive whole within \(Double(limit.nanoseconds) / 1e9) s (--head-timeout); rangetap closed the connection"
+        let message =
+            "the request head did not arrive whole within \(Double(limit.nanoseconds) / 1e9) s (--head-timeout); rangetap closed the connection"
         context.fireUserInboundEventTriggered(HeadTimeout(message: message))
         var response = context.channel.allocator.buffer(capacity: 160)
-        response.writeString("HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(message.utf8.count + 11)\r\nConnection: close\r\n\r\nrangetap: \(message)\n")
+        response.writeString(
+            "HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(message.utf8.count + 11)\r\nConnection: close\r\n\r\nrangetap: \(message)\n"
+        )
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in channel.close(promise: nil) }
     }

@@ -41,16 +41,23 @@ final class RecordingContext: Sendable {
     /// nowhere else); never back to the proxy.
     func resolve(_ target: String, in session: ClientSession) -> Result<String, RequestTarget.Refusal> {
         let tunnel = session.origin != nil
-        return RequestTarget.resolve(target, upstream: session.origin ?? configuration.upstream, ownPort: boundPort.load(ordering: .relaxed), listenHost: configuration.listenHost, confinedTo: tunnel ? nil : confinedTo, upstreamName: tunnel ? "the tunnel's origin" : "--upstream")
+        return RequestTarget.resolve(
+            target, upstream: session.origin ?? configuration.upstream, ownPort: boundPort.load(ordering: .relaxed),
+            listenHost: configuration.listenHost, confinedTo: tunnel ? nil : confinedTo,
+            upstreamName: tunnel ? "the tunnel's origin" : "--upstream")
     }
 
     /// The secret `rangetap shape` shows to change the link (``ControlToken``).
     let controlToken: String
 
-    init(configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock, upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate()) {
+    init(
+        configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock,
+        upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate()
+    ) {
         self.controlToken = controlToken
         bodyBudget = BodyBudget(limit: configuration.bodyMemory)
-        originProtocols = OriginProtocols(insecure: configuration.insecureUpstream, extraCAFile: configuration.upstreamCACertificates)
+        originProtocols = OriginProtocols(
+            insecure: configuration.insecureUpstream, extraCAFile: configuration.upstreamCACertificates)
         self.intercept = intercept
         self.configuration = configuration
         self.writer = writer
@@ -65,7 +72,11 @@ final class RecordingContext: Sendable {
 
     /// Changes the shaping while recording (`rangetap shape`), and records the change.
     func reshape(_ spec: ShapeSpec) throws(LabSpecError) {
-        guard let shape else { throw .conflict("this recording was started without --shape: start it with --shape (--shape off to begin unshaped) to change the link while recording") }
+        guard let shape else {
+            throw .conflict(
+                "this recording was started without --shape: start it with --shape (--shape off to begin unshaped) to change the link while recording"
+            )
+        }
         try shape.update(spec)
         writer.record(.shape(ShapeEvent(t: clock.now(), spec: spec.description, trace: spec.traceName)))
     }
@@ -79,7 +90,11 @@ final class RecordingContext: Sendable {
 
     /// Records that a fault rule acted on `exchange`.
     func recordFault(exchange: Int, rule: String, action: String, detail: String, lines: [HeaderLine]? = nil) {
-        writer.record(.fault(FaultEvent(t: clock.now(), exchange: exchange, rule: rule, action: action, detail: detail, lines: lines.map(redact))))
+        writer.record(
+            .fault(
+                FaultEvent(
+                    t: clock.now(), exchange: exchange, rule: rule, action: action, detail: detail,
+                    lines: lines.map(redact))))
     }
 
     /// What the read buffers of all transfers together are sized to (``upstreamReadSize()``).

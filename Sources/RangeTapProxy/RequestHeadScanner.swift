@@ -75,7 +75,11 @@ struct RequestHeadScanner {
                 if passStart == nil { passStart = i }
                 let b = bytes[i]
                 i += 1
-                if b == 10 || remaining == 1 { state = .chunkSize } else { state = .chunkDataEnd(remaining: remaining - 1) }
+                if b == 10 || remaining == 1 {
+                    state = .chunkSize
+                } else {
+                    state = .chunkDataEnd(remaining: remaining - 1)
+                }
             case .chunkSize, .trailers:
                 if passStart == nil { passStart = i }
                 let b = bytes[i]
@@ -200,7 +204,9 @@ struct RequestHeadScanner {
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 if isRequestLine {
                     isRequestLine = false
-                    if line.count >= 8, HeaderByte.equalsIgnoringASCIICase(line[0..<7], "CONNECT".utf8), line[7] == 32 { return .opaque }
+                    if line.count >= 8, HeaderByte.equalsIgnoringASCIICase(line[0..<7], "CONNECT".utf8), line[7] == 32 {
+                        return .opaque
+                    }
                     continue
                 }
                 guard let colon = line.firstIndex(of: 58) else { continue }

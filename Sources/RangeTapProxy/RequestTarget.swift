@@ -14,28 +14,57 @@ enum RequestTarget {
     /// `confinedTo`, a reverse proxy's upstream without `--forward`: absolute-form targets for
     /// any other origin are refused (403). `upstreamName` says in a refusal what `upstream` is
     /// (`--upstream`, or an intercepted tunnel's origin).
-    static func resolve(_ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil, confinedTo: String? = nil, upstreamName: String = "--upstream") -> Result<String, Refusal> {
+    static func resolve(
+        _ target: String, upstream: String?, ownPort: Int, listenHost: String? = nil, confinedTo: String? = nil,
+        upstreamName: String = "--upstream"
+    ) -> Result<String, Refusal> {
         if let scheme = HTTPScheme(url: target) {
-            if let authority = authority(of: target), pointsAtSelf(authority, ownPort: ownPort, https: scheme == .https, listenHost: listenHost) {
-                return .failure(Refusal(status: .loopDetected, message: "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"))
+            if let authority = authority(of: target),
+                pointsAtSelf(authority, ownPort: ownPort, https: scheme == .https, listenHost: listenHost)
+            {
+                return .failure(
+                    Refusal(
+                        status: .loopDetected,
+                        message:
+                            "request for \(URLRedaction.redactingUserinfo(target)) points back at rangetap itself; that would loop"
+                    ))
             }
             if let only = confinedTo, !sameOrigin(target, only) {
-                return .failure(Refusal(status: .forbidden, message: Self.confinedMessage(target: target, upstream: only)))
+                return .failure(
+                    Refusal(status: .forbidden, message: Self.confinedMessage(target: target, upstream: only)))
             }
             return .success(target)
         }
         if target.hasPrefix("/") {
             guard var base = upstream else {
-                return .failure(Refusal(status: .badRequest, message: "\(target) is not a proxy request. Point the client at rangetap as a proxy (curl -x, http_proxy=) or start rangetap with --upstream URL"))
+                return .failure(
+                    Refusal(
+                        status: .badRequest,
+                        message:
+                            "\(target) is not a proxy request. Point the client at rangetap as a proxy (curl -x, http_proxy=) or start rangetap with --upstream URL"
+                    ))
             }
             while base.hasSuffix("/") { base.removeLast() }
             let url = base + target
-            if let authority = authority(of: url), pointsAtSelf(authority, ownPort: ownPort, https: HTTPScheme(url: base) == .https, listenHost: listenHost) {
-                return .failure(Refusal(status: .loopDetected, message: "\(upstreamName) \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"))
+            if let authority = authority(of: url),
+                pointsAtSelf(
+                    authority, ownPort: ownPort, https: HTTPScheme(url: base) == .https, listenHost: listenHost)
+            {
+                return .failure(
+                    Refusal(
+                        status: .loopDetected,
+                        message:
+                            "\(upstreamName) \(URLRedaction.redactingUserinfo(base)) is rangetap itself; that would loop"
+                    ))
             }
             return .success(url)
         }
-        return .failure(Refusal(status: .badRequest, message: "cannot forward request target \"\(TerminalText.escapingControls(String(target.prefix(200))))\": expected http://host/path or /path"))
+        return .failure(
+            Refusal(
+                status: .badRequest,
+                message:
+                    "cannot forward request target \"\(TerminalText.escapingControls(String(target.prefix(200))))\": expected http://host/path or /path"
+            ))
     }
 
     /// Why a reverse proxy refuses a request for another origin.
@@ -47,7 +76,8 @@ enum RequestTarget {
     /// scheme's default port standing in for none, host names without regard to case.
     static func sameOrigin(_ a: String, _ b: String) -> Bool {
         guard let sa = HTTPScheme(url: a), let sb = HTTPScheme(url: b), sa == sb,
-              let aa = authority(of: a), let ab = authority(of: b) else { return false }
+            let aa = authority(of: a), let ab = authority(of: b)
+        else { return false }
         let x = hostAndPort(aa, https: sa == .https), y = hostAndPort(ab, https: sb == .https)
         return x.port == y.port && x.host.lowercased() == y.host.lowercased()
     }

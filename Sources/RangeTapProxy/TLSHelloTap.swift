@@ -58,7 +58,9 @@ private struct FirstRecord<T: Sendable & Equatable> {
         bytes += buffer.readableBytesView.prefix(Self.limit - bytes.count)
         switch parse(bytes) {
         case .needMore: pending = bytes.count < Self.limit ? bytes : nil
-        case .parsed(let v): value = v; pending = nil
+        case .parsed(let v):
+            value = v
+            pending = nil
         case .notTLS: pending = nil
         }
     }

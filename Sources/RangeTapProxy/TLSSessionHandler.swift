@@ -26,7 +26,10 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var timer: Scheduled<Void>?
     private var settled = false
 
-    init(shared: RecordingContext, hello: TLSHelloTap, connection: Int, exchange: Int, authority: String, timeout: TimeAmount?) {
+    init(
+        shared: RecordingContext, hello: TLSHelloTap, connection: Int, exchange: Int, authority: String,
+        timeout: TimeAmount?
+    ) {
         self.shared = shared
         self.hello = hello
         self.connection = connection
@@ -41,7 +44,10 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         timer = context.eventLoop.scheduleTask(in: timeout) {
             let (handler, context) = bound.value
             handler.timer = nil
-            handler.settle(.failed, reason: "no TLS handshake within \(Double(timeout.nanoseconds) / 1e9) s of the CONNECT (--head-timeout)")
+            handler.settle(
+                .failed,
+                reason: "no TLS handshake within \(Double(timeout.nanoseconds) / 1e9) s of the CONNECT (--head-timeout)"
+            )
             context.close(promise: nil)
         }
     }
@@ -56,7 +62,8 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if let tls = event as? TLSUserEvent, case .handshakeCompleted(let alpn) = tls {
-            let version = (try? context.pipeline.syncOperations.nioSSL_tlsVersion()).flatMap { $0 }.map(Self.name)
+            let version =
+                (try? context.pipeline.syncOperations.nioSSL_tlsVersion()).flatMap { $0 }.map(Self.name)
                 ?? hello.server.map { TLSHello.versionName($0.version) }
             settle(.established, version: version, alpn: alpn)
         }
@@ -65,7 +72,8 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !settled {
-            let (outcome, reason) = Self.classify(error, certificateSent: hello.server != nil, caDirectory: shared.configuration.caDirectory)
+            let (outcome, reason) = Self.classify(
+                error, certificateSent: hello.server != nil, caDirectory: shared.configuration.caDirectory)
             settle(outcome, reason: reason)
             context.close(promise: nil)
             return
@@ -80,42 +88,67 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if !settled {
-            settle(.rejected, reason: "the client closed the connection during the TLS handshake: it may not trust rangetap's CA, or pin the server's certificate. \(Self.trustHint(shared.configuration.caDirectory))")
+            settle(
+                .rejected,
+                reason:
+                    "the client closed the connection during the TLS handshake: it may not trust rangetap's CA, or pin the server's certificate. \(Self.trustHint(shared.configuration.caDirectory))"
+            )
         }
         context.fireChannelInactive()
     }
 
-    private func settle(_ outcome: TLSEvent.Outcome, version: String? = nil, alpn: String? = nil, reason: String? = nil) {
+    private func settle(_ outcome: TLSEvent.Outcome, version: String? = nil, alpn: String? = nil, reason: String? = nil)
+    {
         guard !settled else { return }
         settled = true
         timer?.cancel()
         timer = nil
-        shared.writer.record(.tls(TLSEvent(
-            t: shared.clock.now(), connection: connection, exchange: exchange, authority: authority, outcome: outcome,
-            serverName: hello.client?.serverName, version: version ?? hello.server.map { TLSHello.versionName($0.version) },
-            alpn: alpn, cipher: hello.server.map { TLSHello.cipherName($0.cipherSuite) }, reason: reason)))
+        shared.writer.record(
+            .tls(
+                TLSEvent(
+                    t: shared.clock.now(), connection: connection, exchange: exchange, authority: authority,
+                    outcome: outcome,
+                    serverName: hello.client?.serverName,
+                    version: version ?? hello.server.map { TLSHello.versionName($0.version) },
+                    alpn: alpn, cipher: hello.server.map { TLSHello.cipherName($0.cipherSuite) }, reason: reason)))
     }
 
     /// Rejected when the client's alert says it refused the certificate, or when it ended the
     /// handshake after rangetap's certificate went out (TLS 1.3 alerts are encrypted, and
     /// clients differ in what they send); failed otherwise.
-    static func classify(_ error: any Error, certificateSent: Bool, caDirectory: String?) -> (TLSEvent.Outcome, String) {
+    static func classify(_ error: any Error, certificateSent: Bool, caDirectory: String?) -> (TLSEvent.Outcome, String)
+    {
         let text = "\(error)"
         let codes = reasonCodes(text)
         let said = codes.isEmpty ? "" : " (\(codes.joined(separator: ", ")))"
         let upper = text.uppercased()
-        let refusals = ["UNKNOWN_CA", "BAD_CERTIFICATE", "CERTIFICATE_UNKNOWN", "UNSUPPORTED_CERTIFICATE", "CERTIFICATE_EXPIRED", "CERTIFICATE_REVOKED", "ACCESS_DENIED"]
+        let refusals = [
+            "UNKNOWN_CA", "BAD_CERTIFICATE", "CERTIFICATE_UNKNOWN", "UNSUPPORTED_CERTIFICATE", "CERTIFICATE_EXPIRED",
+            "CERTIFICATE_REVOKED", "ACCESS_DENIED",
+        ]
         if refusals.contains(where: { upper.contains($0) }) {
             return (.rejected, "the client refused rangetap's certificate\(said). \(trustHint(caDirectory))")
         }
         if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
-            return (.rejected, "the client closed the connection during the TLS handshake: it may not trust rangetap's CA, or pin the server's certificate. \(trustHint(caDirectory))")
+            return (
+                .rejected,
+                "the client closed the connection during the TLS handshake: it may not trust rangetap's CA, or pin the server's certificate. \(trustHint(caDirectory))"
+            )
         }
-        let notTLS = ["WRONG_VERSION_NUMBER", "HTTP_REQUEST", "UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "NO_SHARED_GROUP", "NO_APPLICATION_PROTOCOL"]
+        let notTLS = [
+            "WRONG_VERSION_NUMBER", "HTTP_REQUEST", "UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "NO_SHARED_GROUP",
+            "NO_APPLICATION_PROTOCOL",
+        ]
         if certificateSent && !notTLS.contains(where: { upper.contains($0) }) {
-            return (.rejected, "the client ended the TLS handshake after receiving rangetap's certificate\(said): most likely it does not trust rangetap's CA. \(trustHint(caDirectory))")
+            return (
+                .rejected,
+                "the client ended the TLS handshake after receiving rangetap's certificate\(said): most likely it does not trust rangetap's CA. \(trustHint(caDirectory))"
+            )
         }
-        return (.failed, "TLS handshake with the client failed\(said.isEmpty ? ": " + TerminalText.escapingControls(String(text.prefix(200))) : said)")
+        return (
+            .failed,
+            "TLS handshake with the client failed\(said.isEmpty ? ": " + TerminalText.escapingControls(String(text.prefix(200))) : said)"
+        )
     }
 
     /// BoringSSL's reason codes in an error's text (`…:OPENSSL_internal:WRONG_VERSION_NUMBER at …`).
@@ -134,7 +167,8 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// What to do about a client that does not accept the minted certificate.
     static func trustHint(_ caDirectory: String?) -> String {
         let where_ = caDirectory.map { " (\($0)/\(CertificateAuthority.certificateFileName))" } ?? ""
-        return "Make the client trust rangetap's CA\(where_): see `rangetap ca info`; for a client that pins certificates, pass --no-intercept HOST."
+        return
+            "Make the client trust rangetap's CA\(where_): see `rangetap ca info`; for a client that pins certificates, pass --no-intercept HOST."
     }
 
     static func name(_ version: TLSVersion) -> String {

@@ -43,7 +43,9 @@ public final class ExternalCache: RangeCache {
     }
 
     public func store(_ bytes: Data, at offset: Int64, resource: String, exchange: Int) throws {
-        _ = try call(["op": "store", "url": resource, "offset": offset, "exchange": exchange, "data": bytes.base64EncodedString()])
+        _ = try call([
+            "op": "store", "url": resource, "offset": offset, "exchange": exchange, "data": bytes.base64EncodedString(),
+        ])
     }
 
     public func exchangeEnded(resource: String, exchange: Int, complete: Bool) throws {
@@ -51,7 +53,9 @@ public final class ExternalCache: RangeCache {
     }
 
     public func read(resource: String, range: Range<Int64>) throws -> Data {
-        let answer = try call(["op": "read", "url": resource, "offset": range.lowerBound, "length": range.upperBound - range.lowerBound])
+        let answer = try call([
+            "op": "read", "url": resource, "offset": range.lowerBound, "length": range.upperBound - range.lowerBound,
+        ])
         guard let text = answer["data"] as? String, let data = Data(base64Encoded: text) else {
             throw ReplayError.externalCache("answer to read has no base64 \"data\": \(answer)")
         }
@@ -71,7 +75,9 @@ public final class ExternalCache: RangeCache {
 
     @discardableResult
     private func call(_ message: [String: Any], expectAnswer: Bool = true) throws -> [String: Any] {
-        guard process.isRunning else { throw ReplayError.externalCache("the cache process exited (status \(process.terminationStatus))") }
+        guard process.isRunning else {
+            throw ReplayError.externalCache("the cache process exited (status \(process.terminationStatus))")
+        }
         var line = try JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])
         line.append(UInt8(ascii: "\n"))
         do {
@@ -82,7 +88,8 @@ public final class ExternalCache: RangeCache {
         guard expectAnswer else { return [:] }
         let reply = try readLine(op: message["op"] as? String ?? "?")
         guard let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
-            throw ReplayError.externalCache("answered garbage to \(message["op"] ?? "?"): \(String(decoding: reply.prefix(200), as: UTF8.self))")
+            throw ReplayError.externalCache(
+                "answered garbage to \(message["op"] ?? "?"): \(String(decoding: reply.prefix(200), as: UTF8.self))")
         }
         guard object["ok"] as? Bool == true else {
             throw ReplayError.externalCache("refused \(message["op"] ?? "?"): \(object["error"] ?? object)")
@@ -107,7 +114,8 @@ public final class ExternalCache: RangeCache {
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
                 let n = Foundation.read(fd, &chunk, chunk.count)
                 if n <= 0 {
-                    throw ReplayError.externalCache("the cache process closed its stdout (crashed?) while answering \(op)")
+                    throw ReplayError.externalCache(
+                        "the cache process closed its stdout (crashed?) while answering \(op)")
                 }
                 buffer.append(contentsOf: chunk[0..<n])
             }

@@ -23,9 +23,11 @@ public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch code {
-        case .noBodies(let p): "\(p) was recorded with --no-bodies: replay needs the body bytes. Record again without --no-bodies."
+        case .noBodies(let p):
+            "\(p) was recorded with --no-bodies: replay needs the body bytes. Record again without --no-bodies."
         case .cacheIO(let w): "cache storage failed: \(w)"
-        case .unknownStrategy(let n): "unknown cache strategy \"\(n)\": use prefix, whole, fragments or sparse, or --cache-cmd for your own"
+        case .unknownStrategy(let n):
+            "unknown cache strategy \"\(n)\": use prefix, whole, fragments or sparse, or --cache-cmd for your own"
         case .externalCache(let w): "the external cache failed: \(w)"
         case .nothingToReplay(let p): "\(p) has no GET exchanges with body bytes at known offsets: nothing to replay"
         }

@@ -42,7 +42,9 @@ public struct ReplayReport: Sendable, Codable, Equatable {
 
     /// The report of a replay that could not run because the cache failed.
     public static func failed(cache: String, error: String) -> ReplayReport {
-        ReplayReport(cache: cache, verified: false, mismatches: [], requests: 0, bytesRequested: 0, bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: [error])
+        ReplayReport(
+            cache: cache, verified: false, mismatches: [], requests: 0, bytesRequested: 0, bytesFromCache: 0,
+            bytesFromNetwork: 0, evictions: 0, errors: [error])
     }
 
     /// Share of the second playback served from the cache.
@@ -63,13 +65,17 @@ public struct ReplayReport: Sendable, Codable, Equatable {
         var s = "cache: \(cache)\n"
         s += verified ? "VERIFIED: every byte served from the cache equals the origin's\n" : "NOT VERIFIED\n"
         for m in mismatches {
-            s += "  MISMATCH \(m.resource) at offset \(m.offset) (second playback, exchange \(m.exchange)): expected \(m.expected), got \(m.got)"
+            s +=
+                "  MISMATCH \(m.resource) at offset \(m.offset) (second playback, exchange \(m.exchange)): expected \(m.expected), got \(m.got)"
             if let by = m.storedBy { s += "; stored by \(by)" }
             s += "\n"
         }
         for e in errors { s += "  ERROR \(e)\n" }
-        for r in oversized { s += "  NOT CACHED \(r): larger than the cache's capacity (--capacity), so it was refused\n" }
-        s += "second playback: \(requests) requests, \(bytesRequested) bytes: \(bytesFromCache) from cache, \(bytesFromNetwork) from network"
+        for r in oversized {
+            s += "  NOT CACHED \(r): larger than the cache's capacity (--capacity), so it was refused\n"
+        }
+        s +=
+            "second playback: \(requests) requests, \(bytesRequested) bytes: \(bytesFromCache) from cache, \(bytesFromNetwork) from network"
         s += " (\(savedPercentText) saved)"
         s += ", \(evictions) evictions\n"
         return s

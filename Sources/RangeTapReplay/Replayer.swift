@@ -33,7 +33,10 @@ public final class Replayer {
     var playbackRequests: [(exchange: Int, resource: String, span: Range<Int64>, complete: Bool)] {
         analysis.exchanges.compactMap { e in
             guard e.record.method == "GET", let span = e.resourceSpan, !span.isEmpty else { return nil }
-            return (e.record.id, e.record.url ?? e.record.target, span, e.record.outcome == .complete && e.record.bytesDelivered == nil)
+            return (
+                e.record.id, e.record.url ?? e.record.target, span,
+                e.record.outcome == .complete && e.record.bytesDelivered == nil
+            )
         }
     }
 
@@ -69,7 +72,9 @@ public final class Replayer {
             complete[r.id] = r.outcome == .complete && r.bytesDelivered == nil
             if r.clientHeadRewritten { clientHead[r.id] = (r.clientStatus, r.clientResponseLines) }
             bodyStart[r.id] = Self.bodyStart(r, placement: cache.placement)
-            storer[r.id] = "playback 1, exchange \(r.id)" + (r.faultRules.map { " (injected fault: \($0.joined(separator: "; ")))" } ?? "")
+            storer[r.id] =
+                "playback 1, exchange \(r.id)"
+                + (r.faultRules.map { " (injected fault: \($0.joined(separator: "; ")))" } ?? "")
         }
 
         // 1. First playback.
@@ -82,16 +87,24 @@ public final class Replayer {
                     guard let url = resourceOf[r.exchange], tooLarge[url] == nil else { return }
                     // The cache sees the head the player got, which a fault may have rewritten.
                     let (status, lines) = clientHead[r.exchange] ?? (r.status, r.lines)
-                    let length = lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
+                    let length =
+                        lines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.completeLength
                         ?? (status == 200 ? lines.first(named: "Content-Length").flatMap(ContentLength.parse) : nil)
                     if let length, let why = ResourceLimit.problem(length: length) { return refuse(url, why) }
-                    try cache.resourceInfo(ResourceInfo(url: url, length: length, contentType: lines.first(named: "Content-Type"), supportsRanges: status == 206))
+                    try cache.resourceInfo(
+                        ResourceInfo(
+                            url: url, length: length, contentType: lines.first(named: "Content-Type"),
+                            supportsRanges: status == 206))
                 case .chunk(let c):
-                    guard let url = resourceOf[c.exchange], let truthAt = c.resourceOffset, tooLarge[url] == nil else { return }
+                    guard let url = resourceOf[c.exchange], let truthAt = c.resourceOffset, tooLarge[url] == nil else {
+                        return
+                    }
                     // The truth is where the origin's bytes lie; the cache files them where its
                     // placement puts them, which differs for a Range ignored or a Content-Range shifted.
                     let at = bodyStart[c.exchange].map { $0.addingSaturating(c.offset) } ?? truthAt
-                    if let why = ResourceLimit.problem(offset: max(at, truthAt), size: Int64(c.size)) { return refuse(url, why) }
+                    if let why = ResourceLimit.problem(offset: max(at, truthAt), size: Int64(c.size)) {
+                        return refuse(url, why)
+                    }
                     truth.add(c, resource: url, resourceOffset: truthAt)
                     let already = fed[c.exchange, default: 0]
                     let allowed = min(Int64(c.size), (limit[c.exchange] ?? 0) - already)
@@ -99,14 +112,22 @@ public final class Replayer {
                     var data = try reader.bytes(of: c)
                     if allowed < Int64(c.size) { data = data.prefix(Int(allowed)) }
                     try cache.store(data, at: at, resource: url, exchange: c.exchange)
-                    storedBy[url, default: []].append((at..<(at + allowed), storer[c.exchange] ?? "playback 1, exchange \(c.exchange)"))
+                    storedBy[url, default: []].append(
+                        (at..<(at + allowed), storer[c.exchange] ?? "playback 1, exchange \(c.exchange)"))
                     fed[c.exchange] = already + allowed
                 case .end(let e):
-                    if let url = resourceOf[e.exchange] { try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: complete[e.exchange] ?? false) }
+                    if let url = resourceOf[e.exchange] {
+                        try cache.exchangeEnded(
+                            resource: url, exchange: e.exchange, complete: complete[e.exchange] ?? false)
+                    }
                 case .cancel(let e):
-                    if let url = resourceOf[e.exchange] { try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: false) }
+                    if let url = resourceOf[e.exchange] {
+                        try cache.exchangeEnded(resource: url, exchange: e.exchange, complete: false)
+                    }
                 case .error(let e):
-                    if let ex = e.exchange, let url = resourceOf[ex] { try cache.exchangeEnded(resource: url, exchange: ex, complete: false) }
+                    if let ex = e.exchange, let url = resourceOf[ex] {
+                        try cache.exchangeEnded(resource: url, exchange: ex, complete: false)
+                    }
                 default:
                     break
                 }
@@ -119,7 +140,9 @@ public final class Replayer {
         requests.removeAll { tooLarge[$0.resource] != nil }
 
         // 2 and 3. Second playback, verified.
-        var report = ReplayReport(cache: cache.name, verified: errors.isEmpty, mismatches: [], requests: requests.count, bytesRequested: 0, bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: errors)
+        var report = ReplayReport(
+            cache: cache.name, verified: errors.isEmpty, mismatches: [], requests: requests.count, bytesRequested: 0,
+            bytesFromCache: 0, bytesFromNetwork: 0, evictions: 0, errors: errors)
         if !firstPlaybackFailed {
             for request in requests {
                 let (sum, overflow) = request.exchange.addingReportingOverflow(1_000_000)
@@ -134,18 +157,22 @@ public final class Replayer {
                         if !fromCacheDone {
                             let cached = try cache.read(resource: request.resource, range: position..<end)
                             if cached.count > Int(end - position) {
-                                throw ReplayError.externalCache("read(\(position)..<\(end)) returned \(cached.count) bytes, more than asked")
+                                throw ReplayError.externalCache(
+                                    "read(\(position)..<\(end)) returned \(cached.count) bytes, more than asked")
                             }
                             if !cached.isEmpty {
-                                let expected = try truth.bytes(request.resource, position..<(position + Int64(cached.count)))
+                                let expected = try truth.bytes(
+                                    request.resource, position..<(position + Int64(cached.count)))
                                 if !mismatchFound, expected != cached, let i = Self.firstDifference(expected, cached) {
                                     mismatchFound = true
                                     let at = position + i
-                                    report.mismatches.append(.init(
-                                        resource: request.resource, offset: at,
-                                        expected: Self.hex(expected, from: Int(i)), got: Self.hex(cached, from: Int(i)),
-                                        exchange: request.exchange,
-                                        storedBy: storedBy[request.resource]?.last { $0.span.contains(at) }?.by))
+                                    report.mismatches.append(
+                                        .init(
+                                            resource: request.resource, offset: at,
+                                            expected: Self.hex(expected, from: Int(i)),
+                                            got: Self.hex(cached, from: Int(i)),
+                                            exchange: request.exchange,
+                                            storedBy: storedBy[request.resource]?.last { $0.span.contains(at) }?.by))
                                 }
                                 report.bytesFromCache += Int64(cached.count)
                                 position += Int64(cached.count)
@@ -155,7 +182,8 @@ public final class Replayer {
                         }
                         let network = try truth.bytes(request.resource, position..<end)
                         try cache.store(network, at: position, resource: request.resource, exchange: replayID)
-                        storedBy[request.resource, default: []].append((position..<end, "playback 2, exchange \(request.exchange)"))
+                        storedBy[request.resource, default: []].append(
+                            (position..<end, "playback 2, exchange \(request.exchange)"))
                         report.bytesFromNetwork += Int64(network.count)
                         position = end
                     }
@@ -180,13 +208,16 @@ public final class Replayer {
     /// ignored Range, the client's `Content-Range` start for a shifted one.
     static func bodyStart(_ r: ExchangeRecord, placement: ChunkPlacement) -> Int64? {
         if placement == .request, let value = r.requestRange, let request = try? RangeRequest.parse(value),
-           request.isBytes, request.specs.count == 1, let first = request.specs[0].knownFirst {
+            request.isBytes, request.specs.count == 1, let first = request.specs[0].knownFirst
+        {
             return first
         }
         guard r.clientHeadRewritten || (placement == .request && r.requestRange != nil) else { return nil }
         switch r.clientStatus {
         case 200: return 0
-        case 206: return r.clientResponseLines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.range?.first
+        case 206:
+            return r.clientResponseLines.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) }?.range?
+                .first
         default: return nil
         }
     }

@@ -86,7 +86,9 @@ public final class ThroughProxyReplay: Sendable {
             throw FixtureError.capture(error.description)
         }
         truth = try ResourceIndex(reader: reader)
-        requests = replayer.playbackRequests.map { PlaybackRequest(exchange: $0.exchange, path: RequestPath.originForm($0.resource), span: $0.span) }
+        requests = replayer.playbackRequests.map {
+            PlaybackRequest(exchange: $0.exchange, path: RequestPath.originForm($0.resource), span: $0.span)
+        }
         guard !requests.isEmpty else { throw ReplayError.nothingToReplay(capturePath) }
         origin = try FixtureServer(capturePath: capturePath, mode: .ideal, host: "127.0.0.1", port: originPort)
         client = LoopbackHTTPClient(host: target.host, port: target.port, timeout: .milliseconds(Int64(timeout * 1000)))
@@ -115,7 +117,8 @@ public final class ThroughProxyReplay: Sendable {
             try await startOrigin()
         } catch {
             let report = ReplayReport.failed(cache: "through \(proxyURL)", error: "\(error)")
-            let empty = Pass(requests: 0, bytesRequested: requestedTotal, bytesReceived: 0, originRequests: 0, originBytes: 0)
+            let empty = Pass(
+                requests: 0, bytesRequested: requestedTotal, bytesReceived: 0, originRequests: 0, originBytes: 0)
             return Result(report: report, firstPass: empty, secondPass: empty)
         }
         let first = await pass(1)
@@ -124,9 +127,10 @@ public final class ThroughProxyReplay: Sendable {
             cache: "through \(proxyURL)", verified: false, mismatches: second.mismatches, requests: requests.count,
             bytesRequested: requestedTotal, bytesFromCache: max(0, second.bytesInSpan - second.figures.originBytes),
             bytesFromNetwork: second.figures.originBytes, evictions: 0, errors: [])
-        report.errors = first.mismatches.map { m in
-            "first pass, exchange \(m.exchange): the proxy altered \(m.resource) on the way through: first differing byte at offset \(m.offset): expected \(m.expected), got \(m.got)"
-        } + first.errors.map { "first pass, \($0)" } + second.errors.map { "second pass, \($0)" }
+        report.errors =
+            first.mismatches.map { m in
+                "first pass, exchange \(m.exchange): the proxy altered \(m.resource) on the way through: first differing byte at offset \(m.offset): expected \(m.expected), got \(m.got)"
+            } + first.errors.map { "first pass, \($0)" } + second.errors.map { "second pass, \($0)" }
         report.verified = report.mismatches.isEmpty && report.errors.isEmpty
         return Result(report: report, firstPass: first.figures, secondPass: second.figures)
     }
@@ -161,13 +165,18 @@ public final class ThroughProxyReplay: Sendable {
 
     private func pass(_ number: Int) async -> PassOutcome {
         let before = await settledTraffic()
-        var outcome = PassOutcome(figures: Pass(requests: requests.count, bytesRequested: requests.map(\.length).saturatingSum(), bytesReceived: 0, originRequests: 0, originBytes: 0))
+        var outcome = PassOutcome(
+            figures: Pass(
+                requests: requests.count, bytesRequested: requests.map(\.length).saturatingSum(), bytesReceived: 0,
+                originRequests: 0, originBytes: 0))
         var checks = requests.map { Check(request: $0) }
         let sent = requests.map { r in
-            LoopbackHTTPClient.Request(target: prefix + r.path, headers: [
-                ("Range", "bytes=\(r.span.lowerBound)-\(r.span.upperBound - 1)"),
-                ("User-Agent", "rangetap replay --through (pass \(number))"),
-            ])
+            LoopbackHTTPClient.Request(
+                target: prefix + r.path,
+                headers: [
+                    ("Range", "bytes=\(r.span.lowerBound)-\(r.span.upperBound - 1)"),
+                    ("User-Agent", "rangetap replay --through (pass \(number))"),
+                ])
         }
         let truth = self.truth
         let failures = await client.send(sent) { i, part in
@@ -210,10 +219,13 @@ public final class ThroughProxyReplay: Sendable {
             case 206:
                 if headers.first(name: "Content-Type")?.lowercased().hasPrefix("multipart/") == true {
                     check.problem = "the proxy answered multipart/byteranges to a single range"
-                } else if let value = headers.first(name: "Content-Range"), let cr = try? ContentRange.parse(value), let range = cr.range {
+                } else if let value = headers.first(name: "Content-Range"), let cr = try? ContentRange.parse(value),
+                    let range = cr.range
+                {
                     check.position = range.first
                 } else {
-                    check.problem = "206 without a usable Content-Range (\(headers.first(name: "Content-Range") ?? "none"))"
+                    check.problem =
+                        "206 without a usable Content-Range (\(headers.first(name: "Content-Range") ?? "none"))"
                 }
             case 200:
                 check.position = 0
@@ -240,9 +252,15 @@ public final class ThroughProxyReplay: Sendable {
                 let skip = Int(from - start)
                 if let i = Self.firstDifference(expected, buffer, at: skip) {
                     let at = from + Int64(i)
-                    let wanted = (try? truth.read(r.path, at..<(at + min(16, resource.covered.contiguousLength(from: at))))) ?? []
-                    let got = buffer.getBytes(at: buffer.readerIndex + skip + i, length: min(16, buffer.readableBytes - skip - i)) ?? []
-                    check.mismatch = .init(resource: r.path, offset: at, expected: hex(wanted), got: hex(got), exchange: r.exchange, storedBy: nil)
+                    let wanted =
+                        (try? truth.read(r.path, at..<(at + min(16, resource.covered.contiguousLength(from: at)))))
+                        ?? []
+                    let got =
+                        buffer.getBytes(
+                            at: buffer.readerIndex + skip + i, length: min(16, buffer.readableBytes - skip - i)) ?? []
+                    check.mismatch = .init(
+                        resource: r.path, offset: at, expected: hex(wanted), got: hex(got), exchange: r.exchange,
+                        storedBy: nil)
                     return
                 }
             }
@@ -284,7 +302,9 @@ public final class ThroughProxyReplay: Sendable {
     /// `http://host:port[/prefix]` → its parts (an IPv6 host without its brackets).
     static func parse(_ url: String) -> (host: String, port: Int, prefix: String)? {
         let parts = URLParts(url)
-        guard parts.httpScheme == .http, let authority = parts.authority, parts.rest.isEmpty || parts.rest.hasPrefix("/") else { return nil }
+        guard parts.httpScheme == .http, let authority = parts.authority,
+            parts.rest.isEmpty || parts.rest.hasPrefix("/")
+        else { return nil }
         // No userinfo (the replay sends no credentials), and an IPv6 address only in brackets.
         guard authority.userinfo == nil, authority.isBracketed || !authority.host.contains(":") else { return nil }
         var prefix = String(parts.rest)

@@ -24,7 +24,9 @@ struct BarGeometry: Sendable {
     /// times and the span received make a straight bar.
     init(_ e: CaptureAnalysis.Exchange) {
         let r = e.record
-        askedSpec = r.requestRange.flatMap { try? RangeRequest.parse($0) }.flatMap { $0.isBytes && $0.specs.count == 1 ? $0.specs[0] : nil }
+        askedSpec = r.requestRange.flatMap { try? RangeRequest.parse($0) }.flatMap {
+            $0.isBytes && $0.specs.count == 1 ? $0.specs[0] : nil
+        }
         let base = r.chunks.first?.resourceOffset ?? e.resourceSpan?.lowerBound ?? askedSpec?.knownFirst
         self.base = base
         var points: [Point] = []
@@ -36,7 +38,9 @@ struct BarGeometry: Sendable {
                 points.append(Point(t: c.t, offset: start.addingSaturating(Int64(c.size))))
             }
         } else if r.chunkCount > 0, let base, let firstAt = r.firstChunkAt, let lastAt = r.lastChunkAt {
-            points = [Point(t: firstAt, offset: base), Point(t: lastAt, offset: base.addingSaturating(r.bytesReceived))]
+            points = [
+                Point(t: firstAt, offset: base), Point(t: lastAt, offset: base.addingSaturating(r.bytesReceived)),
+            ]
         }
         self.points = points
     }

@@ -40,8 +40,9 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(name: try c.decode(String.self, forKey: .name), unit: try c.decode(String.self, forKey: .unit),
-                      a: try c.decodeIfPresent(Double.self, forKey: .a), b: try c.decodeIfPresent(Double.self, forKey: .b))
+            self.init(
+                name: try c.decode(String.self, forKey: .name), unit: try c.decode(String.self, forKey: .unit),
+                a: try c.decodeIfPresent(Double.self, forKey: .a), b: try c.decodeIfPresent(Double.self, forKey: .b))
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -173,7 +174,8 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
             count("cancels") { $0.cancels },
             count("seeks") { $0.seeks },
             count("errors") { $0.errors },
-            .init(name: "timeToFirstMediaByteMs", unit: "ms", a: timeToFirstMediaByteMs(a), b: timeToFirstMediaByteMs(b)),
+            .init(
+                name: "timeToFirstMediaByteMs", unit: "ms", a: timeToFirstMediaByteMs(a), b: timeToFirstMediaByteMs(b)),
             .init(name: "durationMs", unit: "ms", a: durationMs(a), b: durationMs(b)),
         ]
     }
@@ -234,12 +236,15 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         let order = ra.order + rb.order.filter { ra.figures[$0] == nil }
         return order.compactMap { p in
             let fa = ra.figures[p] ?? Figures(), fb = rb.figures[p] ?? Figures()
-            guard fa.fetched != fb.fetched || fa.unique != fb.unique || fa.requests != fb.requests
-                    || (ra.figures[p] == nil) != (rb.figures[p] == nil) else { return nil }
-            return ResourceChange(path: p, bytesFetchedA: fa.fetched, bytesFetchedB: fb.fetched,
-                                  uniqueBytesA: fa.unique, uniqueBytesB: fb.unique,
-                                  requestsA: fa.requests, requestsB: fb.requests,
-                                  bytesFetchedChange: fb.fetched - fa.fetched)
+            guard
+                fa.fetched != fb.fetched || fa.unique != fb.unique || fa.requests != fb.requests
+                    || (ra.figures[p] == nil) != (rb.figures[p] == nil)
+            else { return nil }
+            return ResourceChange(
+                path: p, bytesFetchedA: fa.fetched, bytesFetchedB: fb.fetched,
+                uniqueBytesA: fa.unique, uniqueBytesB: fb.unique,
+                requestsA: fa.requests, requestsB: fb.requests,
+                bytesFetchedChange: fb.fetched - fa.fetched)
         }
     }
 

@@ -17,18 +17,26 @@ public enum CaptureDiffText {
         out += table([["", "A", "B", "change", ""]] + rows)
         if !diff.resources.isEmpty {
             out += "\nresources (matched by URL path; hosts and ports are not compared)\n"
-            out += table([["  path", "fetched A", "fetched B", "change", "requests A", "requests B"]] + diff.resources.map { r in
-                ["  " + TerminalText.escapingControls(r.path), String(r.bytesFetchedA), String(r.bytesFetchedB),
-                 signed(Double(r.bytesFetchedChange), unit: "bytes") + percent(Double(r.bytesFetchedA), Double(r.bytesFetchedChange)),
-                 String(r.requestsA), String(r.requestsB)]
-            })
+            out += table(
+                [["  path", "fetched A", "fetched B", "change", "requests A", "requests B"]]
+                    + diff.resources.map { r in
+                        [
+                            "  " + TerminalText.escapingControls(r.path), String(r.bytesFetchedA),
+                            String(r.bytesFetchedB),
+                            signed(Double(r.bytesFetchedChange), unit: "bytes")
+                                + percent(Double(r.bytesFetchedA), Double(r.bytesFetchedChange)),
+                            String(r.requestsA), String(r.requestsB),
+                        ]
+                    })
         }
         if !diff.findings.isEmpty {
             out += "\nfindings by code\n"
             out += table([["  code", "A", "B"]] + diff.findings.map { ["  " + $0.code, String($0.a), String($0.b)] })
         }
         if !diff.onlyInA.isEmpty { out += "\nonly in A: " + diff.onlyInA.joined(separator: ", ") + "\n" }
-        if !diff.onlyInB.isEmpty { out += (diff.onlyInA.isEmpty ? "\n" : "") + "only in B: " + diff.onlyInB.joined(separator: ", ") + "\n" }
+        if !diff.onlyInB.isEmpty {
+            out += (diff.onlyInA.isEmpty ? "\n" : "") + "only in B: " + diff.onlyInB.joined(separator: ", ") + "\n"
+        }
         return out
     }
 

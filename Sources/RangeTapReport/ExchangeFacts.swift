@@ -55,11 +55,22 @@ struct ExchangeFacts: Sendable {
     var tooltipLines: [String] {
         var lines = ["#\(record.id) \(record.method) \(Self.clip(path, 160))"]
         lines.append("Range: \(range) → \(status), Content-Range: \(contentRange)")
-        lines.append("\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)")
+        lines.append(
+            "\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)"
+        )
         lines.append(Self.clip(outcome, 240))
-        for fault in record.faults { lines.append(Self.clip("fault injected by --fault \(fault.rule): \(fault.detail)", 240)) }
-        if let last = record.deliveries.last { lines.append("the shaped client had been sent \(last.bytes) bytes by \(ReportFormat.milliseconds(last.t)) ms") }
-        if !exchange.findings.isEmpty { lines.append("findings: " + exchange.findings.map(\.code).joined(separator: ", ") + (exchange.findings.contains(where: \.injected) ? " (injected)" : "")) }
+        for fault in record.faults {
+            lines.append(Self.clip("fault injected by --fault \(fault.rule): \(fault.detail)", 240))
+        }
+        if let last = record.deliveries.last {
+            lines.append(
+                "the shaped client had been sent \(last.bytes) bytes by \(ReportFormat.milliseconds(last.t)) ms")
+        }
+        if !exchange.findings.isEmpty {
+            lines.append(
+                "findings: " + exchange.findings.map(\.code).joined(separator: ", ")
+                    + (exchange.findings.contains(where: \.injected) ? " (injected)" : ""))
+        }
         return lines
     }
 

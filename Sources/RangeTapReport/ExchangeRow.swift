@@ -10,7 +10,9 @@ enum ExchangeRow {
     /// `exchanges` in capture order, HTTP/2 streams grouped by connection.
     static func rows(_ exchanges: [CaptureAnalysis.Exchange]) -> [ExchangeRow] {
         var streamsByConnection: [Int: [CaptureAnalysis.Exchange]] = [:]
-        for e in exchanges where e.record.stream != nil { streamsByConnection[e.record.connection, default: []].append(e) }
+        for e in exchanges where e.record.stream != nil {
+            streamsByConnection[e.record.connection, default: []].append(e)
+        }
         var grouped: Set<Int> = []
         var rows: [ExchangeRow] = []
         for e in exchanges {
@@ -19,7 +21,9 @@ enum ExchangeRow {
                 rows.append(.exchange(e))
                 continue
             }
-            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else { continue }
+            guard grouped.insert(r.connection).inserted, let streams = streamsByConnection[r.connection] else {
+                continue
+            }
             var upstream: [String] = []
             for s in streams { if let v = s.record.upstreamHTTPVersion, !upstream.contains(v) { upstream.append(v) } }
             rows.append(.connection(id: r.connection, streams: streams, upstreamVersions: upstream.sorted()))

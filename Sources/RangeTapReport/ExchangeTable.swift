@@ -63,8 +63,12 @@ public enum ExchangeTable {
         }
         let origin = r.origin
         let scheme = origin.flatMap { o in o.range(of: "://").map { String(o[..<$0.lowerBound]) } }
-        let host = r.method == "CONNECT" ? r.target : origin.flatMap { o in o.range(of: "://").map { String(o[$0.upperBound...]) } }
-        let spec = r.requestRange.flatMap { try? RangeRequest.parse($0) }.flatMap { $0.specs.count == 1 ? $0.specs[0] : nil }
+        let host =
+            r.method == "CONNECT"
+            ? r.target : origin.flatMap { o in o.range(of: "://").map { String(o[$0.upperBound...]) } }
+        let spec = r.requestRange.flatMap { try? RangeRequest.parse($0) }.flatMap {
+            $0.specs.count == 1 ? $0.specs[0] : nil
+        }
         var rangeFirst: Int64?
         var rangeLast: Int64?
         switch spec {

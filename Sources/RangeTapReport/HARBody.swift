@@ -14,7 +14,9 @@ public enum HARBody: Sendable, Equatable {
     /// Empty when the capture has no bodies or `maxBytes` is 0. A body over `maxBytes` is
     /// ``leftOut(_:)``; so is one whose chunks were not kept. Exchanges without body bytes
     /// (none came, a CONNECT tunnel) have no entry.
-    public static func read(_ analysis: CaptureAnalysis, from reader: CaptureReader, maxBytes: Int64) throws(CaptureError) -> [Int: HARBody] {
+    public static func read(
+        _ analysis: CaptureAnalysis, from reader: CaptureReader, maxBytes: Int64
+    ) throws(CaptureError) -> [Int: HARBody] {
         guard reader.header.bodies, maxBytes > 0 else { return [:] }
         var bodies: [Int: HARBody] = [:]
         for e in analysis.exchanges {
@@ -22,7 +24,9 @@ public enum HARBody: Sendable, Equatable {
             let size = clientBodySize(r)
             guard size > 0, r.chunkCount > 0 else { continue }
             if size > maxBytes {
-                bodies[r.id] = .leftOut("body left out: \(size) bytes, over the limit of \(maxBytes) bytes (rangetap export --har-max-body)")
+                bodies[r.id] = .leftOut(
+                    "body left out: \(size) bytes, over the limit of \(maxBytes) bytes (rangetap export --har-max-body)"
+                )
                 continue
             }
             guard r.chunks.count == r.chunkCount else {

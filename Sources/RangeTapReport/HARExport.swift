@@ -31,7 +31,9 @@ public enum HARExport {
     /// The HAR of `analysis` as UTF-8 JSON with sorted keys. `creatorVersion` is the exporting
     /// rangetap's version; by default the version in the capture's `tool`. `title` names the page.
     /// `bodies` (by exchange id) fills `content.text`; without it the HAR has no bodies.
-    public static func render(_ analysis: CaptureAnalysis, creatorVersion: String? = nil, title: String? = nil, bodies: [Int: HARBody] = [:]) -> Data {
+    public static func render(
+        _ analysis: CaptureAnalysis, creatorVersion: String? = nil, title: String? = nil, bodies: [Int: HARBody] = [:]
+    ) -> Data {
         let document = self.document(analysis, creatorVersion: creatorVersion, title: title, bodies: bodies)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -44,30 +46,45 @@ public enum HARExport {
     }
 
     /// Renders the HAR of `analysis` and writes it to `path` (replacing it atomically).
-    public static func write(analysis: CaptureAnalysis, to path: String, creatorVersion: String? = nil, title: String? = nil, bodies: [Int: HARBody] = [:]) throws {
+    public static func write(
+        analysis: CaptureAnalysis, to path: String, creatorVersion: String? = nil, title: String? = nil,
+        bodies: [Int: HARBody] = [:]
+    ) throws {
         try ReportFile.write(render(analysis, creatorVersion: creatorVersion, title: title, bodies: bodies), to: path)
     }
 
     // MARK: Building
 
-    static func document(_ analysis: CaptureAnalysis, creatorVersion: String?, title: String?, bodies: [Int: HARBody] = [:]) -> HARDocument {
+    static func document(
+        _ analysis: CaptureAnalysis, creatorVersion: String?, title: String?, bodies: [Int: HARBody] = [:]
+    ) -> HARDocument {
         let header = analysis.header
         let clock = WallClock(startedAt: header.startedAt, startedAtMicros: header.startedAtMicros)
-        let version = creatorVersion ?? (header.tool.hasPrefix("rangetap ") ? String(header.tool.dropFirst("rangetap ".count)) : "unknown")
+        let version =
+            creatorVersion
+            ?? (header.tool.hasPrefix("rangetap ") ? String(header.tool.dropFirst("rangetap ".count)) : "unknown")
         let page = HARDocument.Page(
             startedDateTime: clock.iso8601(analysis.exchanges.first?.record.start ?? 0),
             id: "rangetap",
             title: title ?? "rangetap capture of \(header.startedAt)",
             pageTimings: .init())
-        let entries = analysis.exchanges.map { entry($0, clock: clock, listen: header.listen, body: bodies[$0.record.id]) }
+        let entries = analysis.exchanges.map {
+            entry($0, clock: clock, listen: header.listen, body: bodies[$0.record.id])
+        }
         var comment = "Recorded by \(header.tool) listening on \(header.listen)"
-        if let upstream = header.upstream { comment += " for \(URLRedaction.redactingUserinfo(upstream, if: header.redacted))" }
+        if let upstream = header.upstream {
+            comment += " for \(URLRedaction.redactingUserinfo(upstream, if: header.redacted))"
+        }
         comment += ". Times are the proxy's: blocked, dns, connect and ssl are unknown (-1)."
         if header.redacted { comment += " Secret header values are redacted." }
-        return HARDocument(log: .init(creator: .init(name: "rangetap", version: version), pages: [page], entries: entries, comment: comment))
+        return HARDocument(
+            log: .init(
+                creator: .init(name: "rangetap", version: version), pages: [page], entries: entries, comment: comment))
     }
 
-    static func entry(_ e: CaptureAnalysis.Exchange, clock: WallClock, listen: String, body: HARBody? = nil) -> HARDocument.Entry {
+    static func entry(
+        _ e: CaptureAnalysis.Exchange, clock: WallClock, listen: String, body: HARBody? = nil
+    ) -> HARDocument.Entry {
         let r = e.record
         let url = absoluteURL(r, listen: listen)
 
@@ -84,7 +101,10 @@ public enum HARExport {
             httpVersion: r.isHTTP2Client ? http2Version : r.requestVersion,
             headers: fields(r.requestHeaders, pseudoHeaders: r.isHTTP2Client),
             queryString: queryString(url),
-            headersSize: r.isHTTP2Client ? -1 : requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count } + 2,
+            headersSize: r.isHTTP2Client
+                ? -1
+                : requestHead.unicodeScalars.count + r.requestHeaders.reduce(0) { $0 + $1.raw.unicodeScalars.count }
+                    + 2,
             bodySize: r.requestHeaders.first(named: "Content-Length").flatMap(ContentLength.parse) ?? 0)
 
         // The head the client got: the origin's unless a fault rewrote it.
@@ -95,7 +115,8 @@ public enum HARExport {
         let overHTTP2 = r.clientHeadRewritten ? r.isHTTP2Client : r.isHTTP2Upstream
         // A fault's head has no blank line; the wire had one.
         let blank = r.clientHeadRewritten && head.last?.isBlank != true ? 2 : 0
-        var content = HARDocument.Content(size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown")
+        var content = HARDocument.Content(
+            size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown")
         switch body {
         case .bytes(let data)?:
             content.text = data.base64EncodedString()
@@ -119,13 +140,18 @@ public enum HARExport {
         var cancelled: HARDocument.Cancelled?
         var error: String?
         switch r.outcome {
-        case .cancelled: cancelled = .init(delivered: r.bytesDelivered ?? 0, received: r.bytesReceived, sendBuffer: r.sendBuffer)
+        case .cancelled:
+            cancelled = .init(delivered: r.bytesDelivered ?? 0, received: r.bytesReceived, sendBuffer: r.sendBuffer)
         case .failed(let message): error = message
         case .complete, .open: break
         }
-        let chunks: [HARDocument.Chunk]? = r.chunks.isEmpty && r.chunkCount > 0 ? nil : r.chunks.map {
-            HARDocument.Chunk(t: ms($0.t - r.start), size: $0.size, offset: $0.offset, resourceOffset: $0.resourceOffset)
-        }
+        let chunks: [HARDocument.Chunk]? =
+            r.chunks.isEmpty && r.chunkCount > 0
+            ? nil
+            : r.chunks.map {
+                HARDocument.Chunk(
+                    t: ms($0.t - r.start), size: $0.size, offset: $0.offset, resourceOffset: $0.resourceOffset)
+            }
         return HARDocument.Entry(
             pageref: "rangetap",
             startedDateTime: clock.iso8601(r.start),
@@ -145,7 +171,11 @@ public enum HARExport {
             cancelled: cancelled,
             error: error,
             findings: e.findings.map(\.code),
-            faults: r.faults.isEmpty ? nil : r.faults.map { HARDocument.Fault(rule: $0.rule, action: $0.action, detail: $0.detail, t: ms($0.t - r.start)) })
+            faults: r.faults.isEmpty
+                ? nil
+                : r.faults.map {
+                    HARDocument.Fault(rule: $0.rule, action: $0.action, detail: $0.detail, t: ms($0.t - r.start))
+                })
     }
 
     /// `httpVersion` of an HTTP/2 message, as Chrome's HAR export writes it.
@@ -158,7 +188,9 @@ public enum HARExport {
     /// `pseudoHeaders`, HTTP/2 pseudo-header lines are pairs too (`:path`, as Chrome writes them).
     static func fields(_ lines: [HeaderLine], pseudoHeaders: Bool = false) -> [HARDocument.NameValue] {
         lines.compactMap { line in
-            if pseudoHeaders, let pseudo = line.pseudoHeader { return .init(name: String(pseudo.name), value: String(pseudo.value)) }
+            if pseudoHeaders, let pseudo = line.pseudoHeader {
+                return .init(name: String(pseudo.name), value: String(pseudo.value))
+            }
             guard let name = line.name, let value = line.value else { return nil }
             return .init(name: String(name), value: String(value))
         }
@@ -169,7 +201,9 @@ public enum HARExport {
         if let url = r.url { return url }
         if r.method == "CONNECT" { return "https://\(r.target)/" }
         if URLParts(r.target).isAbsolute { return r.target }
-        let authority = r.requestHeaders.lazy.compactMap(\.pseudoHeader).first { $0.name == ":authority" }.map { String($0.value) }
+        let authority = r.requestHeaders.lazy.compactMap(\.pseudoHeader).first { $0.name == ":authority" }.map {
+            String($0.value)
+        }
         let host = r.requestHeaders.first(named: "Host") ?? authority ?? listen
         return "http://\(host)\(r.target.hasPrefix("/") ? "" : "/")\(r.target)"
     }

@@ -31,7 +31,8 @@ public enum HARImport {
     /// Reads the HAR at `harPath` and writes a capture to `capturePath`, which must not exist
     /// (or be an empty directory). `tool` names the importing program (`rangetap 0.1.0`). On
     /// an error nothing is left at `capturePath`.
-    public static func convert(harPath: String, to capturePath: String, tool: String) throws(HARImportError) -> Summary {
+    public static func convert(harPath: String, to capturePath: String, tool: String) throws(HARImportError) -> Summary
+    {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: harPath)) } catch {
             throw HARImportError("cannot read \(harPath): \((error as NSError).localizedDescription)")
@@ -87,25 +88,36 @@ public enum HARImport {
         let request = try object(e["request"], at + ".request")
         let response = try object(e["response"], at + ".response")
         let startedText = try string(e, "startedDateTime", at)
-        guard let started = date(startedText) else { throw .field(at + ".startedDateTime", "is not an ISO 8601 date: \"\(startedText)\"") }
+        guard let started = date(startedText) else {
+            throw .field(at + ".startedDateTime", "is not an ISO 8601 date: \"\(startedText)\"")
+        }
         let method = try string(request, "method", at + ".request")
-        guard !method.isEmpty, !method.contains(where: { $0 == " " || $0.isNewline }) else { throw .field(at + ".request.method", "is not a method: \"\(method)\"") }
+        guard !method.isEmpty, !method.contains(where: { $0 == " " || $0.isNewline }) else {
+            throw .field(at + ".request.method", "is not a method: \"\(method)\"")
+        }
         let url = try string(request, "url", at + ".request")
         guard URLParts(url).isAbsolute else { throw .field(at + ".request.url", "is not an absolute URL: \"\(url)\"") }
         let status = try int(response, "status", at + ".response")
-        guard (0...999).contains(status) else { throw .field(at + ".response.status", "is not an HTTP status: \(status)") }
+        guard (0...999).contains(status) else {
+            throw .field(at + ".response.status", "is not an HTTP status: \(status)")
+        }
 
         var body: Data?
         var contentSize: Int64 = 0
         if let contentValue = response["content"] {
             let content = try object(contentValue, at + ".response.content")
-            if let n = content["size"] as? NSNumber, n.doubleValue.isFinite, n.doubleValue > 0, n.doubleValue < 1e15 { contentSize = n.int64Value }
+            if let n = content["size"] as? NSNumber, n.doubleValue.isFinite, n.doubleValue > 0, n.doubleValue < 1e15 {
+                contentSize = n.int64Value
+            }
             if let textValue = content["text"], !(textValue is NSNull) {
-                guard let text = textValue as? String else { throw .field(at + ".response.content.text", "is not a string") }
+                guard let text = textValue as? String else {
+                    throw .field(at + ".response.content.text", "is not a string")
+                }
                 let encoding = content["encoding"] as? String
                 if encoding?.lowercased() == "base64" {
                     guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
-                        throw .field(at + ".response.content.text", "is not valid base64 (content.encoding says base64)")
+                        throw .field(
+                            at + ".response.content.text", "is not valid base64 (content.encoding says base64)")
                     }
                     body = bytes
                 } else {
@@ -121,7 +133,9 @@ public enum HARImport {
             let timings = try object(timingsValue, at + ".timings")
             func ms(_ key: String) throws(HARImportError) -> Double {
                 guard let v = timings[key], !(v is NSNull) else { return 0 }
-                guard let n = v as? NSNumber, n.doubleValue.isFinite else { throw .field(at + ".timings.\(key)", "is not a number") }
+                guard let n = v as? NSNumber, n.doubleValue.isFinite else {
+                    throw .field(at + ".timings.\(key)", "is not a number")
+                }
                 return max(0, n.doubleValue)
             }
             let connect = try ms("connect")
@@ -131,7 +145,9 @@ public enum HARImport {
             receive = max(0, time)
         }
         let limit = 1e12  // ms: keeps nanoseconds within Int64
-        guard headAfter < limit, receive < limit else { throw .field(at + ".timings", "holds a time too large to be real") }
+        guard headAfter < limit, receive < limit else {
+            throw .field(at + ".timings", "holds a time too large to be real")
+        }
 
         var cancelled = e["_cancelled"] is [String: Any]
         var error = e["_error"] as? String
@@ -176,7 +192,9 @@ public enum HARImport {
         return n.intValue
     }
 
-    static func headers(_ message: [String: Any], _ at: String) throws(HARImportError) -> [(name: String, value: String)] {
+    static func headers(
+        _ message: [String: Any], _ at: String
+    ) throws(HARImportError) -> [(name: String, value: String)] {
         guard let list = message["headers"] else { return [] }
         guard let items = list as? [Any] else { throw .field(at + ".headers", "is not a list") }
         var out: [(name: String, value: String)] = []
@@ -184,7 +202,8 @@ public enum HARImport {
             let h = try object(item, "\(at).headers[\(i)]")
             let name = try string(h, "name", "\(at).headers[\(i)]")
             let value = try string(h, "value", "\(at).headers[\(i)]")
-            guard !name.isEmpty, !name.contains(where: { $0 == ":" && name.first != ":" || $0.isNewline || $0 == " " }) else {
+            guard !name.isEmpty, !name.contains(where: { $0 == ":" && name.first != ":" || $0.isNewline || $0 == " " })
+            else {
                 throw .field("\(at).headers[\(i)].name", "is not a header name: \"\(name)\"")
             }
             // A line break would end the line early: values folded onto one line.
@@ -242,7 +261,8 @@ public enum HARImport {
             let exchange = n + 1
             let seconds = e.started.timeIntervalSince(t0)
             guard seconds < 1e8 else {
-                throw .field("log.entries[\(e.index)].startedDateTime", "is more than three years after the first entry's")
+                throw .field(
+                    "log.entries[\(e.index)].startedDateTime", "is more than three years after the first entry's")
             }
             // Rounded to the µs: HAR dates have ms, and Date's double carries less than ns.
             let start = Int64((seconds * 1e6).rounded()) * 1000
@@ -258,7 +278,15 @@ public enum HARImport {
                 connection = connectionCount
                 stream = h2 ? 1 : nil
                 if let key = e.connection { connections[key] = (connection, 3) }
-                items.append((start, .event(.connectionOpen(ConnectionOpenEvent(t: start, connection: connection, peer: "unknown (imported from a HAR)", sendBuffer: nil)))))
+                items.append(
+                    (
+                        start,
+                        .event(
+                            .connectionOpen(
+                                ConnectionOpenEvent(
+                                    t: start, connection: connection, peer: "unknown (imported from a HAR)",
+                                    sendBuffer: nil)))
+                    ))
             }
 
             var requestLines: [HeaderLine] = []
@@ -266,42 +294,93 @@ public enum HARImport {
             requestLines += e.requestHeaders.filter { !$0.name.hasPrefix(":") }.map(line)
             // HTTP/2 requests carry their path (and query) as the target, as rangetap records them.
             let target = h2 ? String(URLParts(e.url).rest.prefix { $0 != "#" }) : e.url
-            items.append((start, .event(.request(RequestEvent(
-                t: start, exchange: exchange, connection: connection, method: e.method,
-                target: target.isEmpty ? "/" : target,
-                version: h2 ? "HTTP/2" : lineVersion(e.requestVersion),
-                url: e.url, headers: requestLines, stream: stream)))))
+            items.append(
+                (
+                    start,
+                    .event(
+                        .request(
+                            RequestEvent(
+                                t: start, exchange: exchange, connection: connection, method: e.method,
+                                target: target.isEmpty ? "/" : target,
+                                version: h2 ? "HTTP/2" : lineVersion(e.requestVersion),
+                                url: e.url, headers: requestLines, stream: stream)))
+                ))
 
             let headAt = start + e.headAfter
             let endAt = headAt + e.receive
             if e.status == 0 {
                 let why = e.error.map { ": \($0)" } ?? ""
-                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: .upstream, message: "the HAR records no response (status 0)\(why)")))))
+                items.append(
+                    (
+                        endAt,
+                        .event(
+                            .error(
+                                ErrorEvent(
+                                    t: endAt, exchange: exchange, connection: connection, kind: .upstream,
+                                    message: "the HAR records no response (status 0)\(why)")))
+                    ))
                 continue
             }
             let responseH2 = isHTTP2(e.responseVersion) || (e.responseVersion.isEmpty && h2)
-            let statusLine = responseH2
+            let statusLine =
+                responseH2
                 ? "HTTP/2 \(e.status)\r\n"
                 : "\(lineVersion(e.responseVersion)) \(e.status)\(e.statusText.isEmpty ? "" : " " + e.statusText.split(whereSeparator: \.isNewline).joined(separator: " "))\r\n"
-            let responseLines = [HeaderLine(raw: statusLine)] + e.responseHeaders.filter { !$0.name.hasPrefix(":") }.map(line) + [HeaderLine(raw: "\r\n")]
-            items.append((headAt, .event(.response(ResponseEvent(t: headAt, exchange: exchange, status: e.status, lines: responseLines, reused: nil, upstreamPort: nil)))))
+            let responseLines =
+                [HeaderLine(raw: statusLine)] + e.responseHeaders.filter { !$0.name.hasPrefix(":") }.map(line) + [
+                    HeaderLine(raw: "\r\n")
+                ]
+            items.append(
+                (
+                    headAt,
+                    .event(
+                        .response(
+                            ResponseEvent(
+                                t: headAt, exchange: exchange, status: e.status, lines: responseLines, reused: nil,
+                                upstreamPort: nil)))
+                ))
 
             let size = Int64(e.body?.count ?? 0)
             if let body = e.body, !body.isEmpty {
                 var resourceOffset: Int64?
-                if e.status == 206, let cr = responseLines.first(named: "Content-Range"), let parsed = try? ContentRange.parse(cr) {
+                if e.status == 206, let cr = responseLines.first(named: "Content-Range"),
+                    let parsed = try? ContentRange.parse(cr)
+                {
                     resourceOffset = parsed.range?.first
                 } else if e.status == 200 {
                     resourceOffset = 0
                 }
-                items.append((endAt, .chunk(ChunkEvent(t: endAt, exchange: exchange, size: body.count, offset: 0, resourceOffset: resourceOffset, bodyOffset: nil), [UInt8](body))))
+                items.append(
+                    (
+                        endAt,
+                        .chunk(
+                            ChunkEvent(
+                                t: endAt, exchange: exchange, size: body.count, offset: 0,
+                                resourceOffset: resourceOffset, bodyOffset: nil), [UInt8](body))
+                    ))
             } else if e.body == nil, e.contentSize > 0 {
                 withoutBody += 1
             }
             if e.cancelled {
-                items.append((endAt, .event(.cancel(CancelEvent(t: endAt, exchange: exchange, delivered: size, received: size, sendBuffer: nil, sha256: "")))))
+                items.append(
+                    (
+                        endAt,
+                        .event(
+                            .cancel(
+                                CancelEvent(
+                                    t: endAt, exchange: exchange, delivered: size, received: size, sendBuffer: nil,
+                                    sha256: "")))
+                    ))
             } else if let error = e.error {
-                items.append((endAt, .event(.error(ErrorEvent(t: endAt, exchange: exchange, connection: connection, kind: .upstream, message: error, received: size)))))
+                items.append(
+                    (
+                        endAt,
+                        .event(
+                            .error(
+                                ErrorEvent(
+                                    t: endAt, exchange: exchange, connection: connection, kind: .upstream,
+                                    message: error, received: size)))
+                    ))
             } else {
                 items.append((endAt, .event(.end(EndEvent(t: endAt, exchange: exchange, bytes: size, sha256: "")))))
             }
@@ -325,7 +404,9 @@ public enum HARImport {
         if let failure = writer.writeError {
             let files = FileManager.default
             if existed {
-                for name in (try? files.contentsOfDirectory(atPath: path)) ?? [] { try? files.removeItem(atPath: path + "/" + name) }
+                for name in (try? files.contentsOfDirectory(atPath: path)) ?? [] {
+                    try? files.removeItem(atPath: path + "/" + name)
+                }
             } else {
                 try? files.removeItem(atPath: path)
             }

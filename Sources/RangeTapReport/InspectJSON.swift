@@ -123,7 +123,9 @@ public struct InspectJSON: Encodable, Sendable {
     /// The document for `analysis` of the capture at `path`.
     public init(_ a: CaptureAnalysis, path: String) {
         func ms(_ t: CaptureTime?) -> Double? { t.map { (Double($0) / 1e4).rounded() / 100 } }
-        capture = Capture(path: path, formatVersion: a.header.version, tool: a.header.tool, startedAt: a.header.startedAt, bodies: a.header.bodies, truncatedTail: a.truncatedTail)
+        capture = Capture(
+            path: path, formatVersion: a.header.version, tool: a.header.tool, startedAt: a.header.startedAt,
+            bodies: a.header.bodies, truncatedTail: a.truncatedTail)
         exchanges = a.exchanges.map { e in
             let r = e.record
             var outcome = "complete"
@@ -137,30 +139,49 @@ public struct InspectJSON: Encodable, Sendable {
                 error = m
             }
             return Exchange(
-                id: r.id, connection: r.connection, stream: r.stream, clientHTTPVersion: r.clientHTTPVersion, upstreamHTTPVersion: r.upstreamHTTPVersion, method: r.method, url: r.url ?? r.target, requestRange: r.requestRange,
+                id: r.id, connection: r.connection, stream: r.stream, clientHTTPVersion: r.clientHTTPVersion,
+                upstreamHTTPVersion: r.upstreamHTTPVersion, method: r.method, url: r.url ?? r.target,
+                requestRange: r.requestRange,
                 status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
                 bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
                 bytesConsumed: r.bytesConsumed,
-                expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled, outcome: outcome, error: error,
+                expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled,
+                outcome: outcome, error: error,
                 upstreamReused: r.upstreamReused, startMs: ms(r.start)!, responseMs: ms(r.responseAt), endMs: ms(r.end),
-                pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound, refetchedBytes: e.refetchedBytes, findings: e.findings,
-                faults: r.faults.isEmpty ? nil : r.faults.map { Fault(atMs: ms($0.t)!, rule: $0.rule, action: $0.action, detail: $0.detail) },
-                deliveries: r.deliveries.isEmpty ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) },
+                pausedMs: (Double(r.pausedNs) / 1e3).rounded() / 1e3, resourceStart: e.resourceSpan?.lowerBound,
+                refetchedBytes: e.refetchedBytes, findings: e.findings,
+                faults: r.faults.isEmpty
+                    ? nil
+                    : r.faults.map { Fault(atMs: ms($0.t)!, rule: $0.rule, action: $0.action, detail: $0.detail) },
+                deliveries: r.deliveries.isEmpty
+                    ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) },
                 media: e.media.map(Self.rounded))
         }
         shapes = a.shapes.isEmpty ? nil : a.shapes.map { Shape(atMs: ms($0.t)!, spec: $0.spec, trace: $0.trace) }
         findings = a.findings
-        resources = a.resources.map { Resource(url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched, uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000) }
-        connections = a.connections.map { Connection(id: $0.id, requests: $0.requests, closedBy: $0.closedBy, clientHTTPVersion: $0.clientHTTPVersion, streams: $0.isHTTP2 ? $0.streams : nil) }
+        resources = a.resources.map {
+            Resource(
+                url: $0.url, length: $0.length, requests: $0.requests, bytesFetched: $0.bytesFetched,
+                uniqueBytes: $0.uniqueBytes, redundancy: ($0.redundancy * 1000).rounded() / 1000)
+        }
+        connections = a.connections.map {
+            Connection(
+                id: $0.id, requests: $0.requests, closedBy: $0.closedBy, clientHTTPVersion: $0.clientHTTPVersion,
+                streams: $0.isHTTP2 ? $0.streams : nil)
+        }
         let s = a.summary
         summary = Summary(
             requests: s.requests, connections: s.connections, maxRequestsPerConnection: s.maxRequestsPerConnection,
             bytesFetched: s.bytesFetched, uniqueBytes: s.uniqueBytes,
-            redundancy: s.uniqueBytes > 0 ? (Double(s.bytesFetched) / Double(s.uniqueBytes) * 1000).rounded() / 1000 : 1,
+            redundancy: s.uniqueBytes > 0
+                ? (Double(s.bytesFetched) / Double(s.uniqueBytes) * 1000).rounded() / 1000 : 1,
             cancels: s.cancels, seeks: s.seeks, errors: s.errors,
-            findings: Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }),
+            findings: Dictionary(
+                uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.findings[$0] ?? 0) }),
             injectedFindings: a.exchanges.contains { !$0.record.faults.isEmpty }
-                ? Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.injectedFindings[$0] ?? 0) }) : nil)
+                ? Dictionary(
+                    uniqueKeysWithValues: Finding.Severity.allCases.map { ($0.rawValue, s.injectedFindings[$0] ?? 0) })
+                : nil)
     }
 
     /// A media span with its times to the millisecond.

@@ -56,17 +56,29 @@ struct MediaTimelineSVG: Sendable {
         let x = AxisScale(lower: time.lower, upper: time.upper, pixelStart: left, pixelEnd: width - right)
         let y = AxisScale(lower: media.lower, upper: media.upper, pixelStart: top + plot, pixelEnd: top)
         var out = "<section class=\"media-lane\" id=\"media-lane\">\n"
-        out += "<svg class=\"waterfall\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\">\n<g class=\"grid\">"
+        out +=
+            "<svg class=\"waterfall\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\">\n<g class=\"grid\">"
         let xTicks = x.decimalTicks(count: 12)
         let yTicks = y.decimalTicks(count: 8)
-        for t in xTicks { out += "<line x1=\"\(f(x.pixel(t.value)))\" y1=\"\(f(top))\" x2=\"\(f(x.pixel(t.value)))\" y2=\"\(f(top + plot))\"/>" }
-        for t in yTicks { out += "<line x1=\"\(f(left))\" y1=\"\(f(y.pixel(t.value)))\" x2=\"\(f(width - right))\" y2=\"\(f(y.pixel(t.value)))\"/>" }
+        for t in xTicks {
+            out +=
+                "<line x1=\"\(f(x.pixel(t.value)))\" y1=\"\(f(top))\" x2=\"\(f(x.pixel(t.value)))\" y2=\"\(f(top + plot))\"/>"
+        }
+        for t in yTicks {
+            out +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(y.pixel(t.value)))\" x2=\"\(f(width - right))\" y2=\"\(f(y.pixel(t.value)))\"/>"
+        }
         out += "</g>\n<g class=\"axis\">"
         out += "<line x1=\"\(f(left))\" y1=\"\(f(top + plot))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plot))\"/>"
         out += "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plot))\"/>"
-        for t in xTicks { out += "<text class=\"xt\" x=\"\(f(x.pixel(t.value)))\" y=\"\(f(top + plot + 18))\">\(t.label)</text>" }
-        for t in yTicks { out += "<text class=\"yt\" x=\"\(f(left - 8))\" y=\"\(f(y.pixel(t.value) + 4))\">\(t.label)</text>" }
-        out += "<text class=\"at\" x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 4))\">time since capture start (ms)</text>"
+        for t in xTicks {
+            out += "<text class=\"xt\" x=\"\(f(x.pixel(t.value)))\" y=\"\(f(top + plot + 18))\">\(t.label)</text>"
+        }
+        for t in yTicks {
+            out += "<text class=\"yt\" x=\"\(f(left - 8))\" y=\"\(f(y.pixel(t.value) + 4))\">\(t.label)</text>"
+        }
+        out +=
+            "<text class=\"at\" x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 4))\">time since capture start (ms)</text>"
         out += "<text class=\"at\" transform=\"translate(14 \(f(top + plot / 2))) rotate(-90)\">media time (s)</text>"
         out += "</g>\n<g class=\"bars\">\n"
         var marks = ""
@@ -78,12 +90,16 @@ struct MediaTimelineSVG: Sendable {
             let y1 = y.pixel(m.end!)
             let y2 = max(y1 + 3, y.pixel(m.start!))
             let colour = colourClass(m)
-            out += "<a href=\"#ex-\(r.id)\"><g class=\"ex\" data-ex=\"\(r.id)\"><title>#\(r.id) \(HTMLEscaping.escape(TimelineText.mediaCell(m)))\n\(HTMLEscaping.escape(ExchangeFacts.clip(r.url ?? r.target, 200)))</title>"
-            out += "<rect class=\"box \(colour)\" x=\"\(f(x1))\" y=\"\(f(y1))\" width=\"\(f(x2 - x1))\" height=\"\(f(y2 - y1))\"/>"
-            out += "<line class=\"bar \(colour)\" x1=\"\(f(x1))\" y1=\"\(f(y2))\" x2=\"\(f(x2))\" y2=\"\(f(y1))\"/></g></a>\n"
+            out +=
+                "<a href=\"#ex-\(r.id)\"><g class=\"ex\" data-ex=\"\(r.id)\"><title>#\(r.id) \(HTMLEscaping.escape(TimelineText.mediaCell(m)))\n\(HTMLEscaping.escape(ExchangeFacts.clip(r.url ?? r.target, 200)))</title>"
+            out +=
+                "<rect class=\"box \(colour)\" x=\"\(f(x1))\" y=\"\(f(y1))\" width=\"\(f(x2 - x1))\" height=\"\(f(y2 - y1))\"/>"
+            out +=
+                "<line class=\"bar \(colour)\" x1=\"\(f(x1))\" y1=\"\(f(y2))\" x2=\"\(f(x2))\" y2=\"\(f(y1))\"/></g></a>\n"
             if r.outcome == .cancelled {
                 marks += "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client</title>"
-                marks += "<path d=\"M\(f(x2 - 5)),\(f(y1 - 5))L\(f(x2 + 5)),\(f(y1 + 5))M\(f(x2 - 5)),\(f(y1 + 5))L\(f(x2 + 5)),\(f(y1 - 5))\"/></g>\n"
+                marks +=
+                    "<path d=\"M\(f(x2 - 5)),\(f(y1 - 5))L\(f(x2 + 5)),\(f(y1 + 5))M\(f(x2 - 5)),\(f(y1 + 5))L\(f(x2 + 5)),\(f(y1 - 5))\"/></g>\n"
             }
         }
         out += "</g>\n<g class=\"marks\">\n" + marks + "</g>\n</svg>\n</section>\n"

@@ -7,7 +7,9 @@ public struct ReportError: Error, CustomStringConvertible, Sendable {
     private let code: Code
 
     /// The output file could not be written.
-    static func cannotWrite(path: String, reason: String) -> ReportError { ReportError(code: .cannotWrite(path: path, reason: reason)) }
+    static func cannotWrite(path: String, reason: String) -> ReportError {
+        ReportError(code: .cannotWrite(path: path, reason: reason))
+    }
 
     public var description: String {
         switch code {

@@ -6,11 +6,10 @@ import RangeTapCore
 /// streams`), each row marked with its stream id (`s5`) in the `conn` column; captures with no
 /// HTTP/2 client connection print as they always did.
 ///
-/// Player lab captures (`record --fault`, `--shape`): a row whose exchange a fault was injected
-/// into says `FAULT` and the rules, every finding about it says `[injected: RULE]`, the
-/// summary counts injected findings apart, and the heading says how the link was shaped. Text from the capture is printed through
-/// ``TerminalText`` so control bytes an upstream or client sent (ESC sequences, BEL, CR) show as
-/// `\x1B` and do not act on the terminal.
+/// Player lab captures (`record --fault`, `--shape`): a row whose exchange a fault was injected into says `FAULT` and
+/// the rules, every finding about it says `[injected: RULE]`, the summary counts injected findings apart, and the
+/// heading says how the link was shaped. Text from the capture is printed through ``TerminalText`` so control bytes an
+/// upstream or client sent (ESC sequences, BEL, CR) show as `\x1B` and do not act on the terminal.
 public struct TimelineText: Sendable {
     /// Use ANSI colours.
     public var colour: Bool
@@ -82,7 +81,9 @@ public struct TimelineText: Sendable {
     public func connectionHeader(connection: Int, streams: Int?, upstreamVersions: [String] = []) -> String {
         var s = "conn \(connection) · HTTP/2"
         if let streams { s += " · \(streams) stream\(streams == 1 ? "" : "s")" }
-        if !upstreamVersions.isEmpty { s += " · upstream " + upstreamVersions.map { "HTTP/\(Self.safe($0))" }.joined(separator: " and ") }
+        if !upstreamVersions.isEmpty {
+            s += " · upstream " + upstreamVersions.map { "HTTP/\(Self.safe($0))" }.joined(separator: " and ")
+        }
         return paint(s, .bold)
     }
 
@@ -111,8 +112,10 @@ public struct TimelineText: Sendable {
         }
         var cells = [
             "#\(r.id)", String(format: "%.1f", Double(r.start) / 1e6), Self.connCell(r), reused, Self.safe(r.method),
-            Self.safe(r.method == "CONNECT" ? r.target : r.path), Self.safe(r.requestRange ?? "-"), r.status.map(String.init) ?? "---",
-            Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")", String(r.chunkCount),
+            Self.safe(r.method == "CONNECT" ? r.target : r.path), Self.safe(r.requestRange ?? "-"),
+            r.status.map(String.init) ?? "---",
+            Self.safe(r.contentRange ?? "-"), "\(delivered)/\(e.expectedBytes.map(String.init) ?? "?")",
+            String(r.chunkCount),
             r.durationMs.map { String(format: "%.1f", $0) } ?? "-", outcome,
         ]
         if layout.hosts { cells.insert(Self.safe(Self.host(r)), at: 5) }
@@ -138,14 +141,17 @@ public struct TimelineText: Sendable {
     /// `waiting for the response` before its head came.
     public func inFlight(_ r: ExchangeRecord, now: CaptureTime) -> String {
         let elapsed = Double(max(0, now - r.start)) / 1e9
-        var s = "  … #\(r.id) \(Self.safe(r.method)) \(Self.safe(ExchangeFacts.clip(r.method == "CONNECT" ? r.target : r.path, 60)))"
+        var s =
+            "  … #\(r.id) \(Self.safe(r.method)) \(Self.safe(ExchangeFacts.clip(r.method == "CONNECT" ? r.target : r.path, 60)))"
         if let range = r.requestRange { s += " " + Self.safe(range) }
         if let status = r.status {
             s += " \(status)"
             s += String(format: " received %lld B in %.1f s", r.bytesReceived, elapsed)
             if let first = r.firstChunkAt, now > first, r.bytesReceived > 0 {
                 let rate = Double(r.bytesReceived) / (Double(now - first) / 1e9)
-                s += rate >= 1e6 ? String(format: " (%.1f MB/s)", rate / 1e6) : String(format: " (%.0f kB/s)", rate / 1e3)
+                s +=
+                    rate >= 1e6
+                    ? String(format: " (%.1f MB/s)", rate / 1e6) : String(format: " (%.0f kB/s)", rate / 1e3)
             }
             if r.pausedSince != nil { s += " " + paint("paused: slow client", .yellow) }
         } else {
@@ -200,7 +206,9 @@ public struct TimelineText: Sendable {
         let colourFor: Style = f.severity == .error ? .red : f.severity == .warn ? .yellow : .dim
         var s = paint(String(format: "%-5@", f.severity.rawValue.uppercased() as NSString), colourFor)
         s += " " + (f.exchange.map { "#\($0) " } ?? "") + paint(f.code, .bold)
-        if let rules = f.rules { s += " " + paint("[injected: " + Self.safe(rules.joined(separator: " ; ")) + "]", .cyan) }
+        if let rules = f.rules {
+            s += " " + paint("[injected: " + Self.safe(rules.joined(separator: " ; ")) + "]", .cyan)
+        }
         s += ": " + Self.safe(f.message)
         for line in f.evidence where !line.isEmpty {
             s += "\n        " + paint(Self.visible(line), .dim)
@@ -210,7 +218,9 @@ public struct TimelineText: Sendable {
 
     /// The whole report.
     public func render(_ a: CaptureAnalysis) -> String {
-        var out = paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)") + (a.header.bodies ? "" : " (no bodies)") + (a.header.hashes ? "" : " (no hashes)") + "\n"
+        var out =
+            paint("capture", .bold) + Self.safe(" started \(a.header.startedAt) by \(a.header.tool)")
+            + (a.header.bodies ? "" : " (no bodies)") + (a.header.hashes ? "" : " (no hashes)") + "\n"
         for shape in a.shapes { out += shaping(shape) + "\n" }
         out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
@@ -230,7 +240,9 @@ public struct TimelineText: Sendable {
             l.element.severity != r.element.severity ? l.element.severity > r.element.severity : l.offset < r.offset
         }.map(\.element)
         let injected = findings.filter(\.injected).count
-        out += "\n" + paint("findings", .bold) + " (\(findings.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : ""))\n"
+        out +=
+            "\n" + paint("findings", .bold)
+            + " (\(findings.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : ""))\n"
         for f in findings { out += finding(f) + "\n" }
         out += "\n" + summary(a)
         return out
@@ -244,23 +256,34 @@ public struct TimelineText: Sendable {
     public func summary(_ a: CaptureAnalysis) -> String {
         let s = a.summary
         var out = paint("summary", .bold) + "\n"
-        out += "  \(s.requests) requests on \(s.connections) connections (at most \(s.maxRequestsPerConnection) on one)\n"
+        out +=
+            "  \(s.requests) requests on \(s.connections) connections (at most \(s.maxRequestsPerConnection) on one)\n"
         let http2 = a.connections.filter(\.isHTTP2)
         if !http2.isEmpty {
             let streams = http2.map(\.streams).reduce(0, +)
-            out += "  \(http2.count) HTTP/2 connection\(http2.count == 1 ? "" : "s") carried \(streams) stream\(streams == 1 ? "" : "s")\n"
+            out +=
+                "  \(http2.count) HTTP/2 connection\(http2.count == 1 ? "" : "s") carried \(streams) stream\(streams == 1 ? "" : "s")\n"
         }
-        out += "  \(s.bytesFetched) bytes fetched, \(s.uniqueBytes) unique" + (s.uniqueBytes > 0 ? String(format: " (redundancy %.2fx)", Double(s.bytesFetched) / Double(s.uniqueBytes)) : "") + "\n"
+        out +=
+            "  \(s.bytesFetched) bytes fetched, \(s.uniqueBytes) unique"
+            + (s.uniqueBytes > 0
+                ? String(format: " (redundancy %.2fx)", Double(s.bytesFetched) / Double(s.uniqueBytes)) : "") + "\n"
         out += "  \(s.cancels) cancelled, \(s.seeks) seeks, \(s.errors) errors\n"
-        out += "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"
+        out +=
+            "  findings: \(s.findings[.error] ?? 0) error, \(s.findings[.warn] ?? 0) warn, \(s.findings[.info] ?? 0) info\n"
         if s.injectedCount > 0 {
             let faulted = a.exchanges.filter(\.record.injected).count
-            out += "  injected by --fault rules into \(faulted) exchange\(faulted == 1 ? "" : "s"), not counted above: \(s.injectedFindings[.error] ?? 0) error, \(s.injectedFindings[.warn] ?? 0) warn, \(s.injectedFindings[.info] ?? 0) info\n"
+            out +=
+                "  injected by --fault rules into \(faulted) exchange\(faulted == 1 ? "" : "s"), not counted above: \(s.injectedFindings[.error] ?? 0) error, \(s.injectedFindings[.warn] ?? 0) warn, \(s.injectedFindings[.info] ?? 0) info\n"
         }
         for r in a.resources {
-            out += "  \(Self.safe(r.url)): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique" + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
+            out +=
+                "  \(Self.safe(r.url)): \(r.requests) requests, length \(r.length.map(String.init) ?? "?"), \(r.bytesFetched) fetched, \(r.uniqueBytes) unique"
+                + String(format: ", redundancy %.2fx", r.redundancy) + "\n"
         }
-        if a.truncatedTail { out += paint("  the last event is incomplete: the capture was cut off or is still being written\n", .yellow) }
+        if a.truncatedTail {
+            out += paint("  the last event is incomplete: the capture was cut off or is still being written\n", .yellow)
+        }
         return out
     }
 

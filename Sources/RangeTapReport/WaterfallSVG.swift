@@ -82,7 +82,9 @@ struct WaterfallSVG: Sendable {
         for e in analysis.exchanges {
             let r = e.record
             lo = min(lo, Double(r.start) / 1e6)
-            let last = [r.end, r.lastChunkAt, r.responseAt, r.start, r.deliveries.last?.t, r.faults.last?.t].compactMap { $0 }.max() ?? r.start
+            let last =
+                [r.end, r.lastChunkAt, r.responseAt, r.start, r.deliveries.last?.t, r.faults.last?.t].compactMap { $0 }
+                .max() ?? r.start
             hi = max(hi, Double(last) / 1e6)
         }
         if !lo.isFinite { (lo, hi) = (0, 1) }
@@ -126,13 +128,15 @@ struct WaterfallSVG: Sendable {
         out += "<span class=\"lane-facts\">"
         if let r = lane.resource {
             out += r.length.map { "length \(ReportFormat.bytes($0)) (\($0) B)" } ?? "length unknown"
-            out += " · \(r.requests) request\(r.requests == 1 ? "" : "s") · fetched \(ReportFormat.bytes(r.bytesFetched))"
+            out +=
+                " · \(r.requests) request\(r.requests == 1 ? "" : "s") · fetched \(ReportFormat.bytes(r.bytesFetched))"
             out += " · redundancy ×\(ReportFormat.number(r.redundancy, decimals: 2))"
         } else {
             out += "\(lane.exchanges.count) exchange\(lane.exchanges.count == 1 ? "" : "s")"
         }
         out += "</span></h3>\n"
-        out += "<svg class=\"waterfall\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\">\n"
+        out +=
+            "<svg class=\"waterfall\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\">\n"
 
         // Grid and axes.
         out += "<g class=\"grid\">"
@@ -147,7 +151,8 @@ struct WaterfallSVG: Sendable {
             out += "<line x1=\"\(f(left))\" y1=\"\(py)\" x2=\"\(f(width - right))\" y2=\"\(py)\"/>"
         }
         out += "</g>\n<g class=\"axis\">"
-        out += "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plotHeight))\"/>"
+        out +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plotHeight))\"/>"
         out += "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\"/>"
         for t in xTicks {
             let px = f(x.pixel(t.value))
@@ -162,10 +167,13 @@ struct WaterfallSVG: Sendable {
         if let length = lane.resource?.length, length > 0 {
             let py = f(y.pixel(Double(length)))
             out += "<line class=\"len\" x1=\"\(f(left))\" y1=\"\(py)\" x2=\"\(f(width - right))\" y2=\"\(py)\"/>"
-            out += "<text class=\"lenl\" x=\"\(f(width - right - 4))\" y=\"\(f(y.pixel(Double(length)) - 4))\">end of resource (\(length) B)</text>"
+            out +=
+                "<text class=\"lenl\" x=\"\(f(width - right - 4))\" y=\"\(f(y.pixel(Double(length)) - 4))\">end of resource (\(length) B)</text>"
         }
-        out += "<text class=\"at\" x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 4))\">time since capture start (ms)</text>"
-        out += "<text class=\"at\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\">offset in resource</text>"
+        out +=
+            "<text class=\"at\" x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 4))\">time since capture start (ms)</text>"
+        out +=
+            "<text class=\"at\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\">offset in resource</text>"
         out += "</g>\n"
 
         // Exchanges: the bars first, then every mark on top of them.
@@ -186,13 +194,18 @@ struct WaterfallSVG: Sendable {
         return topValue
     }
 
-    private func renderExchange(_ e: CaptureAnalysis.Exchange, length: Int64?, x: AxisScale, y: AxisScale, into out: inout String, marks: inout String) {
+    private func renderExchange(
+        _ e: CaptureAnalysis.Exchange, length: Int64?, x: AxisScale, y: AxisScale, into out: inout String,
+        marks: inout String
+    ) {
         let r = e.record
         let facts = ExchangeFacts(e)
         let colour = colourClass(connection: r.connection)
         let geometry = BarGeometry(e)
         out += "<a href=\"#ex-\(r.id)\"><g class=\"ex \(facts.outcomeKind)\" data-ex=\"\(r.id)\">"
-        if titles { out += "<title>" + facts.tooltipLines.map(HTMLEscaping.escape).joined(separator: "\n") + "</title>" }
+        if titles {
+            out += "<title>" + facts.tooltipLines.map(HTMLEscaping.escape).joined(separator: "\n") + "</title>"
+        }
 
         let startX = x.pixel(Double(r.start) / 1e6)
         let endX = r.end.map { x.pixel(Double($0) / 1e6) }
@@ -200,7 +213,10 @@ struct WaterfallSVG: Sendable {
         if let asked = geometry.asked(length: length) {
             let y1 = y.pixel(min(Double(asked.lowerBound), y.upper))
             let y2 = y.pixel(min(Double(asked.upperBound), y.upper))
-            if abs(y1 - y2) >= 1 { out += "<line class=\"ask \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(y1))\" x2=\"\(f(startX))\" y2=\"\(f(y2))\"/>" }
+            if abs(y1 - y2) >= 1 {
+                out +=
+                    "<line class=\"ask \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(y1))\" x2=\"\(f(startX))\" y2=\"\(f(y2))\"/>"
+            }
         }
 
         var endPoint: (x: Double, y: Double)
@@ -215,27 +231,35 @@ struct WaterfallSVG: Sendable {
             let topY = y.pixel(Double(geometry.highest))
             let w = max(4, right - startX)
             let h = max(4, base - topY)
-            out += "<rect class=\"box \(colour)\" x=\"\(f(startX))\" y=\"\(f(base - h))\" width=\"\(f(w))\" height=\"\(f(h))\"/>"
+            out +=
+                "<rect class=\"box \(colour)\" x=\"\(f(startX))\" y=\"\(f(base - h))\" width=\"\(f(w))\" height=\"\(f(h))\"/>"
             // Waiting for the first byte.
-            if firstX - startX >= 1 { out += "<line class=\"wait \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(base))\" x2=\"\(f(firstX))\" y2=\"\(f(base))\"/>" }
-            let pixels = BarGeometry.thin(points.map { (x.pixel(Double($0.t) / 1e6), y.pixel(Double($0.offset))) }, cap: maxPointsPerBar)
+            if firstX - startX >= 1 {
+                out +=
+                    "<line class=\"wait \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(base))\" x2=\"\(f(firstX))\" y2=\"\(f(base))\"/>"
+            }
+            let pixels = BarGeometry.thin(
+                points.map { (x.pixel(Double($0.t) / 1e6), y.pixel(Double($0.offset))) }, cap: maxPointsPerBar)
             out += "<polyline class=\"bar \(colour)\" points=\""
             for (i, p) in pixels.enumerated() {
                 if i > 0 { out += " " }
                 out += f(p.0) + "," + f(p.1)
             }
             out += "\"/>"
-            renderDeliveries(r, base: geometry.base ?? first.offset, from: first.t, colour: colour, x: x, y: y, into: &out)
+            renderDeliveries(
+                r, base: geometry.base ?? first.offset, from: first.t, colour: colour, x: x, y: y, into: &out)
             endPoint = (x.pixel(Double(last.t) / 1e6), y.pixel(Double(last.offset)))
             if let endX, endX - endPoint.x > 1 {
                 // From the last chunk to the end, cancel or failure.
-                out += "<line class=\"tail \(colour)\" x1=\"\(f(endPoint.x))\" y1=\"\(f(endPoint.y))\" x2=\"\(f(endX))\" y2=\"\(f(endPoint.y))\"/>"
+                out +=
+                    "<line class=\"tail \(colour)\" x1=\"\(f(endPoint.x))\" y1=\"\(f(endPoint.y))\" x2=\"\(f(endX))\" y2=\"\(f(endPoint.y))\"/>"
                 endPoint.x = endX
             }
         } else {
             let py = y.pixel(Double(geometry.base ?? 0))
             if let endX, endX - startX > 1 {
-                out += "<line class=\"wait \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(py))\" x2=\"\(f(endX))\" y2=\"\(f(py))\"/>"
+                out +=
+                    "<line class=\"wait \(colour)\" x1=\"\(f(startX))\" y1=\"\(f(py))\" x2=\"\(f(endX))\" y2=\"\(f(py))\"/>"
             }
             out += "<circle class=\"bar nobody \(colour)\" cx=\"\(f(startX))\" cy=\"\(f(py))\" r=\"3.5\"/>"
             endPoint = (endX ?? startX, py)
@@ -245,25 +269,31 @@ struct WaterfallSVG: Sendable {
         for fault in r.faults {
             let fx = x.pixel(Double(fault.t) / 1e6)
             let fy = y.pixel(Double(geometry.offset(at: fault.t) ?? geometry.base ?? 0))
-            marks += "<g class=\"mark-fault\" data-ex=\"\(r.id)\"><title>#\(r.id) fault injected by --fault \(HTMLEscaping.escape(ExchangeFacts.clip(fault.rule, 200))): \(HTMLEscaping.escape(ExchangeFacts.clip(fault.detail, 300)))</title>"
-            marks += "<path d=\"M\(f(fx)),\(f(fy - 7))L\(f(fx + 6)),\(f(fy))L\(f(fx)),\(f(fy + 7))L\(f(fx - 6)),\(f(fy))Z\"/></g>\n"
+            marks +=
+                "<g class=\"mark-fault\" data-ex=\"\(r.id)\"><title>#\(r.id) fault injected by --fault \(HTMLEscaping.escape(ExchangeFacts.clip(fault.rule, 200))): \(HTMLEscaping.escape(ExchangeFacts.clip(fault.detail, 300)))</title>"
+            marks +=
+                "<path d=\"M\(f(fx)),\(f(fy - 7))L\(f(fx + 6)),\(f(fy))L\(f(fx)),\(f(fy + 7))L\(f(fx - 6)),\(f(fy))Z\"/></g>\n"
         }
 
         switch r.outcome {
         case .cancelled:
             let (cx, cy) = endPoint
-            marks += "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client: delivered \(r.bytesDelivered ?? 0) of \(r.bytesReceived) bytes received</title>"
-            marks += "<path d=\"M\(f(cx - 5)),\(f(cy - 5))L\(f(cx + 5)),\(f(cy + 5))M\(f(cx - 5)),\(f(cy + 5))L\(f(cx + 5)),\(f(cy - 5))\"/>"
+            marks +=
+                "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client: delivered \(r.bytesDelivered ?? 0) of \(r.bytesReceived) bytes received</title>"
+            marks +=
+                "<path d=\"M\(f(cx - 5)),\(f(cy - 5))L\(f(cx + 5)),\(f(cy + 5))M\(f(cx - 5)),\(f(cy + 5))L\(f(cx + 5)),\(f(cy - 5))\"/>"
             if let delivered = r.bytesDelivered, let base = geometry.base, delivered < r.bytesReceived {
                 let dy = y.pixel(Double(base.addingSaturating(delivered)))
                 if abs(dy - cy) > 3 {
-                    marks += "<line class=\"delivered\" x1=\"\(f(cx - 7))\" y1=\"\(f(dy))\" x2=\"\(f(cx + 7))\" y2=\"\(f(dy))\"/>"
+                    marks +=
+                        "<line class=\"delivered\" x1=\"\(f(cx - 7))\" y1=\"\(f(dy))\" x2=\"\(f(cx + 7))\" y2=\"\(f(dy))\"/>"
                 }
             }
             marks += "</g>\n"
         case .failed(let message):
             let (cx, cy) = endPoint
-            marks += "<g class=\"mark-error\" data-ex=\"\(r.id)\"><title>#\(r.id) failed: \(HTMLEscaping.escape(ExchangeFacts.clip(message, 300)))</title>"
+            marks +=
+                "<g class=\"mark-error\" data-ex=\"\(r.id)\"><title>#\(r.id) failed: \(HTMLEscaping.escape(ExchangeFacts.clip(message, 300)))</title>"
             marks += "<path d=\"M\(f(cx)),\(f(cy - 10))L\(f(cx + 9)),\(f(cy + 6))L\(f(cx - 9)),\(f(cy + 6))Z\"/>"
             marks += "<text x=\"\(f(cx))\" y=\"\(f(cy + 4.5))\">!</text></g>\n"
         case .complete, .open:
@@ -273,10 +303,15 @@ struct WaterfallSVG: Sendable {
 
     /// The shaped client's progress (`delivered` events) as a dashed line of class `client`:
     /// from `base` at `start`, then the offset the client had been sent at each event.
-    private func renderDeliveries(_ r: ExchangeRecord, base: Int64, from start: CaptureTime, colour: String, x: AxisScale, y: AxisScale, into out: inout String) {
+    private func renderDeliveries(
+        _ r: ExchangeRecord, base: Int64, from start: CaptureTime, colour: String, x: AxisScale, y: AxisScale,
+        into out: inout String
+    ) {
         guard !r.deliveries.isEmpty else { return }
         var points = [(x.pixel(Double(min(start, r.deliveries[0].t)) / 1e6), y.pixel(Double(base)))]
-        for d in r.deliveries { points.append((x.pixel(Double(d.t) / 1e6), y.pixel(Double(base.addingSaturating(d.bytes))))) }
+        for d in r.deliveries {
+            points.append((x.pixel(Double(d.t) / 1e6), y.pixel(Double(base.addingSaturating(d.bytes)))))
+        }
         out += "<polyline class=\"client \(colour)\" points=\""
         for (i, p) in BarGeometry.thin(points, cap: maxPointsPerBar).enumerated() {
             if i > 0 { out += " " }

@@ -59,7 +59,9 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// Loads the CA in `directory`, or creates one there when it holds none. `created` says which.
-    public static func loadOrCreate(in directory: String) throws(TLSError) -> (authority: CertificateAuthority, created: Bool) {
+    public static func loadOrCreate(
+        in directory: String
+    ) throws(TLSError) -> (authority: CertificateAuthority, created: Bool) {
         if let existing = try load(from: directory) { return (existing, false) }
         return (try create(in: directory), true)
     }
@@ -106,7 +108,8 @@ public struct CertificateAuthority: Sendable {
         guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
             throw .unreadable(keyPath, "the key does not belong to the certificate \(certPath)")
         }
-        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: certText, key: Certificate.PrivateKey(key))
+        return CertificateAuthority(
+            directory: directory, certificate: certificate, certificatePEM: certText, key: Certificate.PrivateKey(key))
     }
 
     /// Creates a new CA in `directory` (made 0700 if missing). Fails if either file exists.
@@ -116,7 +119,8 @@ public struct CertificateAuthority: Sendable {
             guard isDir.boolValue else { throw .directory(directory, "it is a file, not a directory") }
         } else {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw .directory(directory, error.localizedDescription)
             }
@@ -154,14 +158,17 @@ public struct CertificateAuthority: Sendable {
             unlink(keyPath)
             throw error
         }
-        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: pem, key: Certificate.PrivateKey(key))
+        return CertificateAuthority(
+            directory: directory, certificate: certificate, certificatePEM: pem, key: Certificate.PrivateKey(key))
     }
 
     /// Writes a new file with `mode` from its creation (O_EXCL: never over an existing one).
     private static func writeExclusive(_ path: String, _ text: String, mode: mode_t) throws(TLSError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else {
-            let why = errno == EEXIST ? "the file already exists (remove both CA files to make a new CA)" : String(cString: strerror(errno))
+            let why =
+                errno == EEXIST
+                ? "the file already exists (remove both CA files to make a new CA)" : String(cString: strerror(errno))
             throw .directory(path, why)
         }
         defer { close(fd) }

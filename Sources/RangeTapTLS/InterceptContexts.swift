@@ -47,7 +47,9 @@ public final class InterceptContexts: Sendable {
             }
             do {
                 var change = NIOSSLContextConfigurationOverride()
-                change.certificateChain = [.certificate(try leaves.certificate(for: sni)), .certificate(leaves.caCertificate)]
+                change.certificateChain = [
+                    .certificate(try leaves.certificate(for: sni)), .certificate(leaves.caCertificate),
+                ]
                 change.privateKey = .privateKey(leaves.privateKey)
                 promise.succeed(change)
             } catch {

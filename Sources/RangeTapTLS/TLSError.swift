@@ -12,8 +12,10 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .directory(let path, let why): return "cannot use CA directory \(path): \(why)"
-        case .unreadable(let path, let why): return "cannot read \(path): \(why); remove it and run `rangetap ca init` to make a new CA"
-        case .keyTooOpen(let path, let mode): return "CA key \(path) has mode \(mode); it must be readable by its owner only (chmod 600 \(path))"
+        case .unreadable(let path, let why):
+            return "cannot read \(path): \(why); remove it and run `rangetap ca init` to make a new CA"
+        case .keyTooOpen(let path, let mode):
+            return "CA key \(path) has mode \(mode); it must be readable by its owner only (chmod 600 \(path))"
         case .minting(let host, let why): return "cannot make a certificate for \(host): \(why)"
         }
     }

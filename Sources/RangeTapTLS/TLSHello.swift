@@ -76,7 +76,9 @@ public enum TLSHello {
         case .notTLS: return .notTLS
         case .parsed(let body):
             var r = Reader(body)
-            guard let legacy = r.u16(), r.skip(32), let session = r.u8(), r.skip(Int(session)), let suite = r.u16(), r.skip(1) else { return .notTLS }
+            guard let legacy = r.u16(), r.skip(32), let session = r.u8(), r.skip(Int(session)), let suite = r.u16(),
+                r.skip(1)
+            else { return .notTLS }
             var version = legacy
             for (type, data) in extensions(&r) where type == 43 {
                 var e = Reader(data)
@@ -129,7 +131,9 @@ public enum TLSHello {
         guard bytes.count >= 5 + length else { return .needMore }
         let record = bytes[5..<(5 + length)]
         guard record[record.startIndex] == type else { return .notTLS }
-        let declared = Int(record[record.startIndex + 1]) << 16 | Int(record[record.startIndex + 2]) << 8 | Int(record[record.startIndex + 3])
+        let declared =
+            Int(record[record.startIndex + 1]) << 16 | Int(record[record.startIndex + 2]) << 8
+            | Int(record[record.startIndex + 3])
         let start = record.startIndex + 4
         return .parsed(record[start..<min(record.endIndex, start + declared)])
     }
@@ -150,7 +154,9 @@ public enum TLSHello {
         init(_ data: ArraySlice<UInt8>) { self.data = data }
         mutating func skip(_ n: Int) -> Bool { bytes(n) != nil }
         mutating func u8() -> UInt8? { bytes(1).map { $0[$0.startIndex] } }
-        mutating func u16() -> UInt16? { bytes(2).map { UInt16($0[$0.startIndex]) << 8 | UInt16($0[$0.startIndex + 1]) } }
+        mutating func u16() -> UInt16? {
+            bytes(2).map { UInt16($0[$0.startIndex]) << 8 | UInt16($0[$0.startIndex + 1]) }
+        }
         mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
             guard n >= 0, data.count >= n else { return nil }
             let out = data.prefix(n)

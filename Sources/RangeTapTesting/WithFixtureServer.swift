@@ -50,11 +50,14 @@ public func withFixtureServer<Result>(
     guard FileManager.default.fileExists(atPath: capture, isDirectory: &isDirectory), isDirectory.boolValue else {
         throw RangeTapTestingError.noCapture(capture)
     }
-    let server = try FixtureServer(capturePath: capture, mode: mode, host: "127.0.0.1", port: 0, speed: speed, logsRequests: true)
+    let server = try FixtureServer(
+        capturePath: capture, mode: mode, host: "127.0.0.1", port: 0, speed: speed, logsRequests: true)
     let result: Result
     do {
         let port = try await server.start()
-        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else { throw RangeTapTestingError.badAddress("127.0.0.1:\(port)") }
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+            throw RangeTapTestingError.badAddress("127.0.0.1:\(port)")
+        }
         result = try await body(baseURL, ServedFixture(server: server, baseURL: baseURL))
     } catch {
         await server.stop()

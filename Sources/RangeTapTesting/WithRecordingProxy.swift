@@ -35,7 +35,8 @@ public func withRecordingProxy<Result>(
         directory = capture
         temporary = nil
     } else {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rangetap-testing-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rangetap-testing-\(UUID().uuidString)")
         directory = folder.appendingPathComponent("capture.rtap")
         temporary = folder
     }
@@ -48,11 +49,14 @@ public func withRecordingProxy<Result>(
     configuration.listenPort = 0
     configuration.capturePath = directory.path
     // The proxy logs nothing a test needs: its errors are thrown, its exchanges are in the capture.
-    let proxy = try ProxyServer(configuration: configuration, logger: Logger(label: "rangetap.testing") { _ in SwiftLogNoOpLogHandler() })
+    let proxy = try ProxyServer(
+        configuration: configuration, logger: Logger(label: "rangetap.testing") { _ in SwiftLogNoOpLogHandler() })
     let result: Result
     do {
         let port = try await proxy.start()
-        guard let proxyURL = URL(string: "http://127.0.0.1:\(port)") else { throw RangeTapTestingError.badAddress("127.0.0.1:\(port)") }
+        guard let proxyURL = URL(string: "http://127.0.0.1:\(port)") else {
+            throw RangeTapTestingError.badAddress("127.0.0.1:\(port)")
+        }
         result = try await body(proxyURL, RecordingCapture(directory: directory, proxy: proxy))
     } catch {
         await proxy.stop()

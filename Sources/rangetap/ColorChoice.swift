@@ -11,7 +11,9 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
     case never
 
     /// Whether to colour output written to `descriptor`.
-    func enabled(descriptor: Int32 = STDOUT_FILENO, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    func enabled(
+        descriptor: Int32 = STDOUT_FILENO, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
         switch self {
         case .always: true
         case .never: false

@@ -45,7 +45,8 @@ enum ControlClient {
         }
         let text = String(decoding: answer, as: UTF8.self)
         guard text.hasPrefix("HTTP/"), let space = text.firstIndex(of: " "),
-              let status = Int(text[text.index(after: space)...].prefix(3)) else {
+            let status = Int(text[text.index(after: space)...].prefix(3))
+        else {
             throw Failure(reason: "it did not answer in HTTP")
         }
         let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""

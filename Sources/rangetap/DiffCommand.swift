@@ -7,15 +7,16 @@ import RangeTapReport
 struct DiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
-        abstract: "Compare two captures of the same content: requests, bytes, redundancy, cancels, time to first media byte, findings.",
+        abstract:
+            "Compare two captures of the same content: requests, bytes, redundancy, cancels, time to first media byte, findings.",
         discussion: """
-        For each figure (requests, connections, bytes fetched, unique bytes, redundancy, cancels, seeks, errors, \
-        time to first media byte, duration) it prints A, B and the change; then the resources whose bytes fetched \
-        differ, matched by URL path (hosts and ports differ between two recordings and are not compared); then the \
-        finding codes whose counts differ and those found on one side only. --json prints the schema of docs/diff.md, \
-        with the one-sided findings themselves. Exit status: 0 when nothing differs (the text is "no differences"), \
-        1 when something does, 2 when a capture cannot be read.
-        """
+            For each figure (requests, connections, bytes fetched, unique bytes, redundancy, cancels, seeks, errors, \
+            time to first media byte, duration) it prints A, B and the change; then the resources whose bytes fetched \
+            differ, matched by URL path (hosts and ports differ between two recordings and are not compared); then the \
+            finding codes whose counts differ and those found on one side only. --json prints the schema of docs/diff.md, \
+            with the one-sided findings themselves. Exit status: 0 when nothing differs (the text is "no differences"), \
+            1 when something does, 2 when a capture cannot be read.
+            """
     )
 
     @Argument(help: "Capture A, the before (NAME.rtap).")

@@ -8,8 +8,10 @@ import RangeTapReport
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, and/or a table of its exchanges.",
-        discussion: "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
+        abstract:
+            "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, and/or a table of its exchanges.",
+        discussion:
+            "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -18,13 +20,21 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .customLong("har"), help: ArgumentHelp("Write HAR 1.2 to this file.", valueName: "OUT.har"))
     var harPath: String?
 
-    @Option(name: .customLong("har-max-body"), help: ArgumentHelp("Largest response body to put in the HAR (content.text, base64), as 262144, 256k, 1m; a larger one is left out with a comment. 0: no bodies.", valueName: "SIZE"))
+    @Option(
+        name: .customLong("har-max-body"),
+        help: ArgumentHelp(
+            "Largest response body to put in the HAR (content.text, base64), as 262144, 256k, 1m; a larger one is left out with a comment. 0: no bodies.",
+            valueName: "SIZE"))
     var harMaxBody = "1m"
 
-    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
+    @Option(
+        name: .customLong("html"),
+        help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
     var htmlPath: String?
 
-    @Option(name: .customLong("exchanges"), help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"))
+    @Option(
+        name: .customLong("exchanges"),
+        help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"))
     var exchangesPath: String?
 
     func validate() throws {
@@ -46,7 +56,9 @@ struct ExportCommand: ParsableCommand {
             var written: [String] = []
             if let harPath {
                 let bodies = try HARBody.read(analysis, from: CaptureReader(path: capture), maxBytes: maxBodyBytes())
-                try HARExport.write(analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture, bodies: bodies)
+                try HARExport.write(
+                    analysis: analysis, to: harPath, creatorVersion: RangeTapVersion.current, title: capture,
+                    bodies: bodies)
                 written.append(harPath)
             }
             if let htmlPath {
@@ -58,10 +70,14 @@ struct ExportCommand: ParsableCommand {
                 written.append(exchangesPath)
             }
             if analysis.truncatedTail {
-                StandardError().write("rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); exported the events before it")
+                StandardError().write(
+                    "rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); exported the events before it"
+                )
             }
             let n = analysis.exchanges.count
-            StandardError().write("rangetap: exported \(n) exchange\(n == 1 ? "" : "s") from \(capture) to \(written.joined(separator: " and "))")
+            StandardError().write(
+                "rangetap: exported \(n) exchange\(n == 1 ? "" : "s") from \(capture) to \(written.joined(separator: " and "))"
+            )
         } catch {
             throw CommandFailure(error)
         }

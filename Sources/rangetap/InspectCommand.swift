@@ -8,7 +8,8 @@ struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Timeline, findings and summary of a capture.",
-        discussion: "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md. --host, --path and --status keep only the exchanges they match, in text, JSON, HTML and --follow alike; the summary counts those. Exit status: 0, or 1 with --fail-on when such a finding exists, 2 when the capture cannot be read."
+        discussion:
+            "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md. --host, --path and --status keep only the exchanges they match, in text, JSON, HTML and --follow alike; the summary counts those. Exit status: 0, or 1 with --fail-on when such a finding exists, 2 when the capture cannot be read."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -17,25 +18,48 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON (docs/inspect-json.md) instead of text.")
     var json = false
 
-    @Flag(name: .long, help: "Keep reading a capture that is still being written; print each exchange as it ends, and those in flight (on a terminal, redrawn in place; in a pipe, a line as each starts and every 2 s). Ctrl-C stops.")
+    @Flag(
+        name: .long,
+        help:
+            "Keep reading a capture that is still being written; print each exchange as it ends, and those in flight (on a terminal, redrawn in place; in a pipe, a line as each starts and every 2 s). Ctrl-C stops."
+    )
     var follow = false
 
     @Option(name: .long, help: "Also write a self-contained HTML report (waterfall, findings, table) to this file.")
     var html: String?
 
-    @Option(name: .long, help: ArgumentHelp("Colour the text: auto (on a terminal and NO_COLOR unset), always or never.", valueName: "when"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colour the text: auto (on a terminal and NO_COLOR unset), always or never.", valueName: "when"))
     var color: ColorChoice = .auto
 
-    @Option(name: .long, help: ArgumentHelp("Only exchanges with this host (cdn.example.com, or cdn.example.com:8443 for one port). Repeatable.", valueName: "host"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only exchanges with this host (cdn.example.com, or cdn.example.com:8443 for one port). Repeatable.",
+            valueName: "host"))
     var host: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Only exchanges whose path matches: an exact path or a glob such as '*.m4s' or '/video/*'. Repeatable.", valueName: "glob"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only exchanges whose path matches: an exact path or a glob such as '*.m4s' or '/video/*'. Repeatable.",
+            valueName: "glob"))
     var path: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Only exchanges the client got this status for: a code (206) or a class (4xx). Repeatable.", valueName: "status"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only exchanges the client got this status for: a code (206) or a class (4xx). Repeatable.",
+            valueName: "status"))
     var status: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Exit 1 when a finding at this level or above exists (warn or error), for CI. Findings a --fault rule injected do not count.", valueName: "level"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Exit 1 when a finding at this level or above exists (warn or error), for CI. Findings a --fault rule injected do not count.",
+            valueName: "level"))
     var failOn: FailLevel?
 
     /// `--fail-on` levels.
@@ -112,7 +136,9 @@ struct InspectCommand: AsyncParsableCommand {
                     announced[done.record.id] = nil
                     guard filter.matches(done.record) else { continue }
                     let r = done.record
-                    if r.stream != nil, streamsOf != r.connection { lines.append(text.connectionHeader(connection: r.connection, streams: nil)) }
+                    if r.stream != nil, streamsOf != r.connection {
+                        lines.append(text.connectionHeader(connection: r.connection, streams: nil))
+                    }
                     streamsOf = r.stream != nil ? r.connection : nil
                     lines.append(text.row(done))
                     for f in done.findings where f.severity > .info { lines.append("    " + text.finding(f)) }
@@ -121,7 +147,9 @@ struct InspectCommand: AsyncParsableCommand {
             let flying = builder.inFlight.filter { filter.matches($0) }
             if live {
                 var block = flying.prefix(Self.liveLines).map { text.inFlight($0, now: builder.latest) }
-                if flying.count > Self.liveLines { block.append("  … and \(flying.count - Self.liveLines) more in flight") }
+                if flying.count > Self.liveLines {
+                    block.append("  … and \(flying.count - Self.liveLines) more in flight")
+                }
                 let body = (lines + block).joined(separator: "\n")
                 if drawn > 0 || !body.isEmpty {
                     emit((drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : "") + body, newline: !body.isEmpty)
@@ -129,7 +157,8 @@ struct InspectCommand: AsyncParsableCommand {
                 drawn = block.count
             } else {
                 let now = Date()
-                for r in flying.prefix(Self.liveLines) where announced[r.id].map({ now.timeIntervalSince($0) >= 2 }) ?? true {
+                for r in flying.prefix(Self.liveLines)
+                where announced[r.id].map({ now.timeIntervalSince($0) >= 2 }) ?? true {
                     announced[r.id] = now
                     lines.append(text.inFlight(r, now: builder.latest))
                 }

@@ -31,9 +31,13 @@ enum LabOptions {
         }
         if let trace {
             if shape.rateBitsPerSecond != nil {
-                throw Refusal(flag: "--shape-trace", error: .conflict("rate= in --shape and --shape-trace both set the rate: keep one"))
+                throw Refusal(
+                    flag: "--shape-trace",
+                    error: .conflict("rate= in --shape and --shape-trace both set the rate: keep one"))
             }
-            do { shape.trace = try MahimahiTrace.load(path: trace) } catch { throw Refusal(flag: "--shape-trace", error: error) }
+            do { shape.trace = try MahimahiTrace.load(path: trace) } catch {
+                throw Refusal(flag: "--shape-trace", error: error)
+            }
             shape.traceName = trace
         }
         return shape

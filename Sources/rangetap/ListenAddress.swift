@@ -30,7 +30,8 @@ struct ListenAddress {
             portText = text[text.index(after: colon)...]
         }
         guard let port = Int(portText), (0...65535).contains(port) else {
-            throw ValidationError("--listen \(text): expected HOST:PORT such as 127.0.0.1:8080 (port 0 picks a free one)")
+            throw ValidationError(
+                "--listen \(text): expected HOST:PORT such as 127.0.0.1:8080 (port 0 picks a free one)")
         }
         self.host = host
         self.port = port

@@ -9,12 +9,12 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play",
         abstract: "Fetch a URL the way a media player does and check that the server answers every range.",
         discussion: """
-        Patterns: avplayer (\(PlayPattern.avplayer.summary)); linear (\(PlayPattern.linear.summary)); \
-        seeky (\(PlayPattern.seeky.summary)). Open-ended requests are cancelled after --chunk-bytes, \
-        which also bounds what a server that ignores Range can send. Pass -x/--proxy (or set \
-        http_proxy/https_proxy, as for curl) to record the session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
-        1 the server misbehaved, 2 bad arguments or the server could not be reached.
-        """
+            Patterns: avplayer (\(PlayPattern.avplayer.summary)); linear (\(PlayPattern.linear.summary)); \
+            seeky (\(PlayPattern.seeky.summary)). Open-ended requests are cancelled after --chunk-bytes, \
+            which also bounds what a server that ignores Range can send. Pass -x/--proxy (or set \
+            http_proxy/https_proxy, as for curl) to record the session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
+            1 the server misbehaved, 2 bad arguments or the server could not be reached.
+            """
     )
 
     @Argument(help: "Media URL (http:// or https://).")
@@ -25,7 +25,10 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup var proxyOptions: ProxyOptions
 
-    @Option(name: .long, help: ArgumentHelp("Bytes to read before cancelling an open-ended request: bytes, or 256k, 1m.", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Bytes to read before cancelling an open-ended request: bytes, or 256k, 1m.", valueName: "size"))
     var chunkBytes: String = "256k"
 
     @Option(name: .long, help: "Seed of the seek positions (the same seed gives the same requests).")
@@ -61,8 +64,10 @@ struct PlayCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         let logger = logging.bootstrap("rangetap.play")
-        let proxy = proxyOptions.selection(for: url, environment: ProcessInfo.processInfo.environment, logger: logger).proxy
-        logger.debug("pattern \(pattern.rawValue), cancelling open-ended requests after \(readBytes) bytes, seed \(seed)")
+        let proxy = proxyOptions.selection(for: url, environment: ProcessInfo.processInfo.environment, logger: logger)
+            .proxy
+        logger.debug(
+            "pattern \(pattern.rawValue), cancelling open-ended requests after \(readBytes) bytes, seed \(seed)")
         let result: PlayResult
         do {
             result = try await ScriptedPlayer.run(

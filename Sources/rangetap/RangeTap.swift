@@ -9,7 +9,11 @@ struct RangeTap: AsyncParsableCommand {
         commandName: "rangetap",
         abstract: "Record and inspect HTTP range traffic: every range request, chunk and cancel, timestamped.",
         version: RangeTapVersion.current,
-        subcommands: [RecordCommand.self, InspectCommand.self, SummaryCommand.self, DiffCommand.self, PlayCommand.self, ExportCommand.self, ImportCommand.self, ReplayCommand.self, ProbeCommand.self, ServeCommand.self, CACommand.self, ShapeCommand.self]
+        subcommands: [
+            RecordCommand.self, InspectCommand.self, SummaryCommand.self, DiffCommand.self, PlayCommand.self,
+            ExportCommand.self, ImportCommand.self, ReplayCommand.self, ProbeCommand.self, ServeCommand.self,
+            CACommand.self, ShapeCommand.self,
+        ]
     )
 
     /// Runs the chosen subcommand. Bad arguments exit 2 (not argument-parser's 64), the one

@@ -11,21 +11,34 @@ struct RecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Run a recording HTTP proxy and write every exchange to a capture.",
         discussion: """
-        Point a client at it as a proxy (curl -x http://127.0.0.1:8080, http_proxy=, ffmpeg -http_proxy), \
-        or pass --upstream URL to use it as a reverse proxy. Ctrl-C closes the capture cleanly.
-        """
+            Point a client at it as a proxy (curl -x http://127.0.0.1:8080, http_proxy=, ffmpeg -http_proxy), \
+            or pass --upstream URL to use it as a reverse proxy. Ctrl-C closes the capture cleanly.
+            """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8080).", valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8080).",
+            valueName: "address"))
     var listen: String?
 
-    @Option(name: .customShort("p"), help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
+    @Option(
+        name: .customShort("p"),
+        help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
     var port: Int?
 
-    @Option(name: .long, help: "Reverse-proxy mode: send origin-form requests to this http(s) URL (and serve only it, unless --forward).")
+    @Option(
+        name: .long,
+        help: "Reverse-proxy mode: send origin-form requests to this http(s) URL (and serve only it, unless --forward)."
+    )
     var upstream: String?
 
-    @Flag(name: .long, help: "With --upstream: also act as a forward proxy for other origins (absolute-form requests, CONNECT). Off, requests for any other origin are refused with 403.")
+    @Flag(
+        name: .long,
+        help:
+            "With --upstream: also act as a forward proxy for other origins (absolute-form requests, CONNECT). Off, requests for any other origin are refused with 403."
+    )
     var forward = false
 
     @Option(name: [.short, .customLong("output")], help: "Capture directory to create (NAME.rtap).")
@@ -34,64 +47,130 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Record timings, heads and SHA-256 only, not body bytes.")
     var noBodies = false
 
-    @Flag(name: .long, help: "Do not hash body bytes: end and cancel events carry no SHA-256 (recording costs about half the CPU with --no-bodies).")
+    @Flag(
+        name: .long,
+        help:
+            "Do not hash body bytes: end and cancel events carry no SHA-256 (recording costs about half the CPU with --no-bodies)."
+    )
     var noHash = false
 
     @Flag(name: .long, help: "Keep Authorization, Cookie, Set-Cookie and Proxy-Authorization values in the capture.")
     var keepSecrets = false
 
-    @Option(name: .long, help: ArgumentHelp("SO_SNDBUF for client sockets, to measure cancel points tightly: bytes, or 16k, 1m.", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "SO_SNDBUF for client sockets, to measure cancel points tightly: bytes, or 16k, 1m.", valueName: "size"))
     var clientSndbuf: String?
 
-    @Option(name: .long, help: ArgumentHelp("Memory of upstream read buffers (64 KiB and larger) kept for reuse once written: bytes, or 2m (default); what a burst needed beyond it goes back to the kernel. 0 returns every buffer at once (more page faults).", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Memory of upstream read buffers (64 KiB and larger) kept for reuse once written: bytes, or 2m (default); what a burst needed beyond it goes back to the kernel. 0 returns every buffer at once (more page faults).",
+            valueName: "size"))
     var bufferPool: String?
 
-    @Flag(name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
+    @Flag(
+        name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
     var allowRemote = false
 
     @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
     var insecure = false
 
-    @Option(name: .long, help: ArgumentHelp("Directory of rangetap's local CA, which intercepts HTTPS (CONNECT) tunnels; created there on first use.", valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Directory of rangetap's local CA, which intercepts HTTPS (CONNECT) tunnels; created there on first use.",
+            valueName: "DIR"))
     var caDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Relay CONNECT tunnels to HOST opaquely, without decrypting them (repeatable): a name, an IP, *.example.com for its subdomains, or '*' for every host.", valueName: "HOST"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Relay CONNECT tunnels to HOST opaquely, without decrypting them (repeatable): a name, an IP, *.example.com for its subdomains, or '*' for every host.",
+            valueName: "HOST"))
     var noIntercept: [String] = []
 
-    @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 on both sides: offer no h2 to clients (ALPN, h2c) and ask none of origins, to compare with what HTTP/2 players do.")
+    @Flag(
+        name: .customLong("http1"),
+        help:
+            "Speak HTTP/1.1 on both sides: offer no h2 to clients (ALPN, h2c) and ask none of origins, to compare with what HTTP/2 players do."
+    )
     var http1 = false
 
-    @Flag(name: .long, help: "Send concurrent HTTP/2 requests to one origin as streams of one upstream connection, as the client sent them. Off: one upstream connection per request in flight, because a stream the client stops reading can then hold up to 32 MiB in libcurl (docs/http2.md).")
+    @Flag(
+        name: .long,
+        help:
+            "Send concurrent HTTP/2 requests to one origin as streams of one upstream connection, as the client sent them. Off: one upstream connection per request in flight, because a stream the client stops reading can then hold up to 32 MiB in libcurl (docs/http2.md)."
+    )
     var upstreamMultiplex = false
 
-    @Option(name: .long, help: ArgumentHelp("Inject a server fault (repeatable). Match keys host=, path= (exact or a glob such as *.ts), method=, range=yes|no, nth=; actions status=, reset-after=, stall-after=BYTES,for=, delay-head=, ignore-range, off-by-one, drop-header=, header-case=lower|upper|mixed, truncate-after= (docs/lab.md).", valueName: "RULE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Inject a server fault (repeatable). Match keys host=, path= (exact or a glob such as *.ts), method=, range=yes|no, nth=; actions status=, reset-after=, stall-after=BYTES,for=, delay-head=, ignore-range, off-by-one, drop-header=, header-case=lower|upper|mixed, truncate-after= (docs/lab.md).",
+            valueName: "RULE"))
     var fault: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Read fault rules from FILE, one a line; '#' starts a comment.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read fault rules from FILE, one a line; '#' starts a comment.", valueName: "FILE"))
     var faults: String?
 
-    @Option(name: .long, help: ArgumentHelp("Shape the link the client sees: rate=2mbit, latency=80ms, jitter=10ms, scope=link|connection; change it while recording with rangetap shape (docs/lab.md).", valueName: "SPEC"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Shape the link the client sees: rate=2mbit, latency=80ms, jitter=10ms, scope=link|connection; change it while recording with rangetap shape (docs/lab.md).",
+            valueName: "SPEC"))
     var shape: String?
 
-    @Option(name: .long, help: ArgumentHelp("Drive the link's rate by a Mahimahi trace: one line per delivery opportunity of a 1500-byte packet, in ms (tools/traces).", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Drive the link's rate by a Mahimahi trace: one line per delivery opportunity of a 1500-byte packet, in ms (tools/traces).",
+            valueName: "FILE"))
     var shapeTrace: String?
 
-    @Option(name: .long, help: ArgumentHelp("PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).",
+            valueName: "FILE"))
     var upstreamCacert: String?
 
-    @Option(name: .long, help: "Close a connection whose request head is not whole this long after its first byte (slowloris), answering 408: 500ms, 2s, 1m; 0 for no limit.")
+    @Option(
+        name: .long,
+        help:
+            "Close a connection whose request head is not whole this long after its first byte (slowloris), answering 408: 500ms, 2s, 1m; 0 for no limit."
+    )
     var headTimeout = "30s"
 
-    @Option(name: .long, help: "Close a client connection with nothing in flight (no request being read or answered, no HTTP/2 stream open) after this long: 30s, 5m; 0 for no limit.")
+    @Option(
+        name: .long,
+        help:
+            "Close a client connection with nothing in flight (no request being read or answered, no HTTP/2 stream open) after this long: 30s, 5m; 0 for no limit."
+    )
     var idleTimeout = "5m"
 
-    @Option(name: .long, help: "Answer 408 and close (HTTP/2: reset the stream) when a request body receives nothing this long: 10s, 1m; 0 for no limit.")
+    @Option(
+        name: .long,
+        help:
+            "Answer 408 and close (HTTP/2: reset the stream) when a request body receives nothing this long: 10s, 1m; 0 for no limit."
+    )
     var bodyTimeout = "30s"
 
-    @Option(name: .long, help: "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit.")
+    @Option(
+        name: .long,
+        help:
+            "End an upstream transfer that receives nothing this long (not counting time paused for a slow client): 504, or a close mid-body; 0 for no limit."
+    )
     var upstreamIdleTimeout = "60s"
 
-    @Option(name: .long, help: ArgumentHelp("Body bytes rangetap may hold for its clients at once, all connections together (responses waiting for slow clients, request bodies waiting for the origin); beyond it transfers pause: 16m, 256m.", valueName: "SIZE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Body bytes rangetap may hold for its clients at once, all connections together (responses waiting for slow clients, request bodies waiting for the origin); beyond it transfers pause: 16m, 256m.",
+            valueName: "SIZE"))
     var bodyMemory = "16m"
 
     @OptionGroup var logging: VerboseOption
@@ -114,16 +193,29 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if !((4 << 20)...(1 << 40)).contains(try bodyMemoryBytes()) { throw ValidationError("--body-memory \(bodyMemory): must be from 4m to 1t") }
+        if !((4 << 20)...(1 << 40)).contains(try bodyMemoryBytes()) {
+            throw ValidationError("--body-memory \(bodyMemory): must be from 4m to 1t")
+        }
         _ = try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8080")
-        do { _ = try DurationText.milliseconds(headTimeout) } catch { throw ValidationError("--head-timeout: \(error); 0 for no limit") }
-        do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch { throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit") }
-        do { _ = try DurationText.milliseconds(idleTimeout) } catch { throw ValidationError("--idle-timeout: \(error); 0 for no limit") }
-        do { _ = try DurationText.milliseconds(bodyTimeout) } catch { throw ValidationError("--body-timeout: \(error); 0 for no limit") }
+        do { _ = try DurationText.milliseconds(headTimeout) } catch {
+            throw ValidationError("--head-timeout: \(error); 0 for no limit")
+        }
+        do { _ = try DurationText.milliseconds(upstreamIdleTimeout) } catch {
+            throw ValidationError("--upstream-idle-timeout: \(error); 0 for no limit")
+        }
+        do { _ = try DurationText.milliseconds(idleTimeout) } catch {
+            throw ValidationError("--idle-timeout: \(error); 0 for no limit")
+        }
+        do { _ = try DurationText.milliseconds(bodyTimeout) } catch {
+            throw ValidationError("--body-timeout: \(error); 0 for no limit")
+        }
         if try poolCap() > 1 << 30 { throw ValidationError("--buffer-pool \(bufferPool ?? ""): must be at most 1g") }
-        if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) { throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g") }
+        if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) {
+            throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g")
+        }
         for pattern in noIntercept where HostPattern(pattern) == nil {
-            throw ValidationError("--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
+            throw ValidationError(
+                "--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
         }
     }
 
@@ -143,7 +235,8 @@ struct RecordCommand: AsyncParsableCommand {
         config.bodyMemory = try bodyMemoryBytes()
         config.noIntercept = noIntercept.compactMap(HostPattern.init)
         // '*' relays every tunnel opaquely: no CA is needed.
-        config.caDirectory = config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
+        config.caDirectory =
+            config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
         config.upstreamCACertificates = upstreamCacert
         config.http1Only = http1
         config.upstreamMultiplex = upstreamMultiplex
@@ -179,13 +272,18 @@ struct RecordCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         if !config.listensOnLoopback {
-            stderr.write("rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
+            stderr.write(
+                "rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
         }
-        let mode = upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" } ?? "forward proxy (curl -x http://\(address.authority(port: port)))"
+        let mode =
+            upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" }
+            ?? "forward proxy (curl -x http://\(address.authority(port: port)))"
         stderr.write("rangetap: recording to \(output) — \(mode) on \(address.authority(port: port)); Ctrl-C to stop")
         if let ca = server.certificateAuthority {
             if server.createdCertificateAuthority {
-                stderr.write("rangetap: created a local CA in \(ca.directory) to intercept HTTPS; clients must trust \(ca.certificatePath) (rangetap ca info says how)")
+                stderr.write(
+                    "rangetap: created a local CA in \(ca.directory) to intercept HTTPS; clients must trust \(ca.certificatePath) (rangetap ca info says how)"
+                )
             } else {
                 stderr.write("rangetap: intercepting HTTPS with the CA in \(ca.directory) (rangetap ca info)")
             }
@@ -193,7 +291,9 @@ struct RecordCommand: AsyncParsableCommand {
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let s = server.summary
-        stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.exchanges) exchanges on \(s.connections) connections, \(s.bytes) body bytes, \(s.cancels) cancelled, \(s.errors) errors, \(s.tunnels) tunnels -> \(output)")
+        stderr.write(
+            "rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.exchanges) exchanges on \(s.connections) connections, \(s.bytes) body bytes, \(s.cancels) cancelled, \(s.errors) errors, \(s.tunnels) tunnels -> \(output)"
+        )
         if let error = server.captureWriteError {
             throw CommandFailure(error, status: .failure)
         }

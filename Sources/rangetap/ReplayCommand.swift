@@ -9,11 +9,11 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Feed a capture to a cache, play the same requests again, verify every byte.",
         discussion: """
-        Exit 0 when every byte served from the cache is exact, 1 when not, 2 on bad input. \
-        --through replays through an HTTP caching proxy placed in front of the capture served as an \
-        origin (rangetap serve --ideal on 127.0.0.1:--origin-port): the proxy must forward there, \
-        for example nginx with proxy_pass http://127.0.0.1:PORT. See docs/replay.md.
-        """
+            Exit 0 when every byte served from the cache is exact, 1 when not, 2 on bad input. \
+            --through replays through an HTTP caching proxy placed in front of the capture served as an \
+            origin (rangetap serve --ideal on 127.0.0.1:--origin-port): the proxy must forward there, \
+            for example nginx with proxy_pass http://127.0.0.1:PORT. See docs/replay.md.
+            """
     )
 
     @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
@@ -22,25 +22,49 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Built-in strategy: prefix, whole, fragments or sparse.")
     var cache: String?
 
-    @Option(name: .customLong("cache-cmd"), help: "An external cache speaking docs/cache-protocol.md on stdin/stdout (run with /bin/sh -c).")
+    @Option(
+        name: .customLong("cache-cmd"),
+        help: "An external cache speaking docs/cache-protocol.md on stdin/stdout (run with /bin/sh -c).")
     var cacheCommand: String?
 
-    @Option(name: .long, help: ArgumentHelp("An HTTP caching proxy in front of the capture served as an origin: requests go through it twice.", valueName: "http://HOST:PORT"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An HTTP caching proxy in front of the capture served as an origin: requests go through it twice.",
+            valueName: "http://HOST:PORT"))
     var through: String?
 
-    @Option(name: .long, help: "With --through: the 127.0.0.1 port of the origin the proxy forwards to (default: a free one, printed, and on a terminal the replay waits for Enter).")
+    @Option(
+        name: .long,
+        help:
+            "With --through: the 127.0.0.1 port of the origin the proxy forwards to (default: a free one, printed, and on a terminal the replay waits for Enter)."
+    )
     var originPort: Int?
 
-    @Option(name: .long, help: ArgumentHelp("With --through: how long the proxy may take for one response: 30s, 500ms, 2m, or a number of seconds.", valueName: "duration"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --through: how long the proxy may take for one response: 30s, 500ms, 2m, or a number of seconds.",
+            valueName: "duration"))
     var timeout: String = "30s"
 
-    @Option(name: .long, help: ArgumentHelp("Capacity of a built-in cache: bytes, or 256k, 100m, 2g (default: no limit). Oldest entries are evicted first; a resource larger than the whole capacity is not cached (the report says NOT CACHED).", valueName: "size"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Capacity of a built-in cache: bytes, or 256k, 100m, 2g (default: no limit). Oldest entries are evicted first; a resource larger than the whole capacity is not cached (the report says NOT CACHED).",
+            valueName: "size"))
     var capacity: String?
 
-    @Option(name: .long, help: "Directory for the built-in cache's files (default: a new temporary one, removed afterwards).")
+    @Option(
+        name: .long,
+        help: "Directory for the built-in cache's files (default: a new temporary one, removed afterwards).")
     var cacheDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("How long an external cache may take to answer one message: 10s, 500ms, or a number of seconds.", valueName: "duration"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long an external cache may take to answer one message: 10s, 500ms, or a number of seconds.",
+            valueName: "duration"))
     var cacheTimeout: String = "10s"
 
     @Flag(name: .long, help: "Print JSON (docs/replay-json.md).")
@@ -51,11 +75,19 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ValidationError("give exactly one of --cache STRATEGY, --cache-cmd CMD or --through PROXY_URL")
         }
         if through == nil && originPort != nil { throw ValidationError("--origin-port goes with --through") }
-        if let originPort, !(1...65535).contains(originPort) { throw ValidationError("--origin-port must be a TCP port (1-65535)") }
-        if let through, !ThroughProxyReplay.isValidProxyURL(through) { throw ValidationError(FixtureError.badProxyURL(through).description) }
+        if let originPort, !(1...65535).contains(originPort) {
+            throw ValidationError("--origin-port must be a TCP port (1-65535)")
+        }
+        if let through, !ThroughProxyReplay.isValidProxyURL(through) {
+            throw ValidationError(FixtureError.badProxyURL(through).description)
+        }
         if try seconds(timeout, "--timeout") <= 0 { throw ValidationError("--timeout \(timeout): must be more than 0") }
-        if try seconds(cacheTimeout, "--cache-timeout") <= 0 { throw ValidationError("--cache-timeout \(cacheTimeout): must be more than 0") }
-        if let cache, CacheStrategy(rawValue: cache) == nil { throw ValidationError(ReplayError.unknownStrategy(cache).description) }
+        if try seconds(cacheTimeout, "--cache-timeout") <= 0 {
+            throw ValidationError("--cache-timeout \(cacheTimeout): must be more than 0")
+        }
+        if let cache, CacheStrategy(rawValue: cache) == nil {
+            throw ValidationError(ReplayError.unknownStrategy(cache).description)
+        }
         if try capacityBytes() <= 0 { throw ValidationError("--capacity \(capacity ?? ""): must be at least 1 byte") }
     }
 
@@ -67,7 +99,9 @@ struct ReplayCommand: AsyncParsableCommand {
 
     /// A duration flag in seconds (a plain number is seconds, as these flags always took).
     private func seconds(_ text: String, _ flag: String) throws -> Double {
-        do { return try DurationText.seconds(text, bareNumber: .seconds) } catch { throw ValidationError("\(flag): \(error)") }
+        do { return try DurationText.seconds(text, bareNumber: .seconds) } catch {
+            throw ValidationError("\(flag): \(error)")
+        }
     }
 
     func run() async throws {
@@ -84,7 +118,8 @@ struct ReplayCommand: AsyncParsableCommand {
         var report: ReplayReport
         if let cacheCommand {
             do {
-                let external = try ExternalCache(command: cacheCommand, timeout: try seconds(cacheTimeout, "--cache-timeout"))
+                let external = try ExternalCache(
+                    command: cacheCommand, timeout: try seconds(cacheTimeout, "--cache-timeout"))
                 report = try replayer.run(external)
             } catch let e as ReplayError {
                 report = .failed(cache: "command: \(cacheCommand)", error: e.description)
@@ -100,7 +135,9 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         if replayer.truncatedTail {
-            StandardError().write("rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); replayed the events before it")
+            StandardError().write(
+                "rangetap: warning: the last event of \(capture) is incomplete (the capture was cut off or is still being written); replayed the events before it"
+            )
         }
         try output(report)
     }
@@ -124,12 +161,16 @@ struct ReplayCommand: AsyncParsableCommand {
         let replay: ThroughProxyReplay
         let port: Int
         do {
-            replay = try ThroughProxyReplay(capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0, timeout: try seconds(timeout, "--timeout"))
+            replay = try ThroughProxyReplay(
+                capturePath: capture, proxyURL: proxyURL, originPort: originPort ?? 0,
+                timeout: try seconds(timeout, "--timeout"))
             port = try await replay.startOrigin()
         } catch {
             throw CommandFailure(error)
         }
-        stderr.write("rangetap: origin (the capture, served --ideal) on http://127.0.0.1:\(port); the proxy at \(proxyURL) must forward to it (nginx: proxy_pass http://127.0.0.1:\(port);)")
+        stderr.write(
+            "rangetap: origin (the capture, served --ideal) on http://127.0.0.1:\(port); the proxy at \(proxyURL) must forward to it (nginx: proxy_pass http://127.0.0.1:\(port);)"
+        )
         if originPort == nil && isatty(STDIN_FILENO) == 1 {
             stderr.write("rangetap: press Enter when the proxy forwards there")
             _ = readLine()

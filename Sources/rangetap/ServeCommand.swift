@@ -11,17 +11,17 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve a capture as an HTTP/1.1 origin: faithfully as recorded, or with ideal range handling.",
         discussion: """
-        --faithful (the default) answers each recorded request (matched by host, method, path with \
-        query and Range value; --match path ignores the host) exactly as it was answered: the raw status and header lines, the body in \
-        the recorded chunk sizes at the recorded pace (--speed scales it), drops and cancels \
-        included; an unknown request gets a 404 listing what the capture has. The host comes from an \
-        absolute-form target (serve used as a proxy: curl -x) or the Host header; the same host on \
-        another port (serve's own) matches that host, and a host the capture never saw (the client \
-        named serve itself) matches any. --ideal serves the \
-        captured bytes of each resource with RFC 9110 range handling: 200, 206, \
-        multipart/byteranges, 416 (bytes */LENGTH) for bytes past the end or never captured, HEAD. \
-        Prints the address to stderr, one line per request; Ctrl-C stops. See docs/replay.md.
-        """
+            --faithful (the default) answers each recorded request (matched by host, method, path with \
+            query and Range value; --match path ignores the host) exactly as it was answered: the raw status and header lines, the body in \
+            the recorded chunk sizes at the recorded pace (--speed scales it), drops and cancels \
+            included; an unknown request gets a 404 listing what the capture has. The host comes from an \
+            absolute-form target (serve used as a proxy: curl -x) or the Host header; the same host on \
+            another port (serve's own) matches that host, and a host the capture never saw (the client \
+            named serve itself) matches any. --ideal serves the \
+            captured bytes of each resource with RFC 9110 range handling: 200, 206, \
+            multipart/byteranges, 416 (bytes */LENGTH) for bytes past the end or never captured, HEAD. \
+            Prints the address to stderr, one line per request; Ctrl-C stops. See docs/replay.md.
+            """
     )
 
     /// How to answer.
@@ -39,10 +39,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
     var capture: String
 
-    @Option(name: .long, help: ArgumentHelp("Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8081).", valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8081).",
+            valueName: "address"))
     var listen: String?
 
-    @Option(name: .customShort("p"), help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
+    @Option(
+        name: .customShort("p"),
+        help: ArgumentHelp("Port to listen on at 127.0.0.1: short for --listen 127.0.0.1:PORT.", valueName: "port"))
     var port: Int?
 
     /// How `--faithful` finds the recorded exchange of a request.
@@ -58,7 +64,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(name: .long, help: ArgumentHelp("How --faithful matches requests: host-path (host, path with query and Range), or path (any host, as before).", valueName: "host-path|path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How --faithful matches requests: host-path (host, path with query and Range), or path (any host, as before).",
+            valueName: "host-path|path"))
     var match: Match = .hostPath
 
     @Flag(exclusivity: .exclusive)
@@ -73,10 +83,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Do not print a line per request.")
     var quiet = false
 
-    @Flag(name: .long, help: "Serve over HTTPS with a certificate minted by rangetap's CA (see --ca-dir), for clients that only fetch https URLs.")
+    @Flag(
+        name: .long,
+        help:
+            "Serve over HTTPS with a certificate minted by rangetap's CA (see --ca-dir), for clients that only fetch https URLs."
+    )
     var tls = false
 
-    @Option(name: .long, help: ArgumentHelp("Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"))
     var caDir: String?
 
     /// `--listen`, `-p` or the default.
@@ -87,9 +104,13 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         let address = try listenAddress()
         if !allowRemote && !IPAddressLiteral.isLoopbackHost(address.host) {
-            throw ValidationError("--listen \(listen ?? "") is not a loopback address: add --allow-remote to serve the capture to other machines")
+            throw ValidationError(
+                "--listen \(listen ?? "") is not a loopback address: add --allow-remote to serve the capture to other machines"
+            )
         }
-        if match != .hostPath && mode == .ideal { throw ValidationError("--match chooses how --faithful matches requests; --ideal serves resources by path") }
+        if match != .hostPath && mode == .ideal {
+            throw ValidationError("--match chooses how --faithful matches requests; --ideal serves resources by path")
+        }
         if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be a number >= 0 (0: no pauses)") }
         if mode == .ideal && speed != 1 { throw ValidationError("--speed paces --faithful only") }
     }
@@ -107,8 +128,13 @@ struct ServeCommand: AsyncParsableCommand {
         var authority: CertificateAuthority?
         if tls {
             do {
-                let (ca, created) = try CertificateAuthority.loadOrCreate(in: caDir ?? CertificateAuthorityLocation.directory)
-                if created { stderr.write("rangetap: created a local CA in \(ca.directory); clients must trust \(ca.certificatePath) (rangetap ca info says how)") }
+                let (ca, created) = try CertificateAuthority.loadOrCreate(
+                    in: caDir ?? CertificateAuthorityLocation.directory)
+                if created {
+                    stderr.write(
+                        "rangetap: created a local CA in \(ca.directory); clients must trust \(ca.certificatePath) (rangetap ca info says how)"
+                    )
+                }
                 context = try InterceptContexts(leaves: try LeafCertificates(authority: ca)).context(for: address.host)
                 authority = ca
             } catch {
@@ -117,19 +143,26 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             server = try FixtureServer(
-                capturePath: capture, mode: mode == .ideal ? FixtureServer.Mode.ideal : FixtureServer.Mode.faithful, host: address.host, port: address.port,
+                capturePath: capture, mode: mode == .ideal ? FixtureServer.Mode.ideal : FixtureServer.Mode.faithful,
+                host: address.host, port: address.port,
                 speed: speed, tls: context, matching: match.matching, lineSink: sink)
             port = try await server.start()
         } catch {
             throw CommandFailure(error)
         }
-        stderr.write("rangetap: serving \(capture) (\(mode.rawValue)) on \(tls ? "https" : "http")://\(address.authority(port: port)); Ctrl-C to stop")
+        stderr.write(
+            "rangetap: serving \(capture) (\(mode.rawValue)) on \(tls ? "https" : "http")://\(address.authority(port: port)); Ctrl-C to stop"
+        )
         if let authority {
-            stderr.write("rangetap: the certificate is signed by \(authority.certificatePath): clients must trust it (curl --cacert \(authority.certificatePath))")
+            stderr.write(
+                "rangetap: the certificate is signed by \(authority.certificatePath): clients must trust it (curl --cacert \(authority.certificatePath))"
+            )
         }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
         let t = server.traffic
-        stderr.write("rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(t.requests) requests, \(t.bodyBytes) body bytes served")
+        stderr.write(
+            "rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(t.requests) requests, \(t.bodyBytes) body bytes served"
+        )
     }
 }

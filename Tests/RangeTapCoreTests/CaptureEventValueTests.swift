@@ -7,8 +7,10 @@ import Testing
 @Suite struct CaptureEventValueTests {
     /// Each case with the string a capture holds for it (docs/capture-format.md).
     static let kinds: [(ErrorEvent.Kind, String)] = [
-        (.badRequest, "bad-request"), (.refused, "refused"), (.upstream, "upstream"), (.upstreamTimeout, "upstream-timeout"),
-        (.interrupted, "interrupted"), (.client, "client"), (.headTimeout, "head-timeout"), (.bodyTimeout, "body-timeout"), (.tls, "tls"), (.fault, "fault"),
+        (.badRequest, "bad-request"), (.refused, "refused"), (.upstream, "upstream"),
+        (.upstreamTimeout, "upstream-timeout"),
+        (.interrupted, "interrupted"), (.client, "client"), (.headTimeout, "head-timeout"),
+        (.bodyTimeout, "body-timeout"), (.tls, "tls"), (.fault, "fault"),
     ]
     static let closers: [(ConnectionCloseEvent.Closer, String)] = [(.client, "client"), (.proxy, "proxy")]
 
@@ -44,21 +46,30 @@ import Testing
         }
         for (by, raw) in Self.closers {
             #expect(String(decoding: try JSONEncoder().encode([by]), as: UTF8.self) == #"["\#(raw)"]"#)
-            #expect(try JSONDecoder().decode([ConnectionCloseEvent.Closer].self, from: JSONEncoder().encode([by])) == [by])
+            #expect(
+                try JSONDecoder().decode([ConnectionCloseEvent.Closer].self, from: JSONEncoder().encode([by])) == [by])
         }
     }
 
     @Test func anUnknownKindDecodesAndIsWrittenBackAsItWas() throws {
         let text = #"{"type":"error","t":5,"conn":1,"kind":"quota-exceeded","message":"later rangetap"}"#
-        guard case .error(let e)? = try decode(text) else { Issue.record("not an error event"); return }
+        guard case .error(let e)? = try decode(text) else {
+            Issue.record("not an error event")
+            return
+        }
         #expect(e.kind == .other("quota-exceeded"))
         #expect(line(.error(e)).contains(#""kind":"quota-exceeded""#))
-        #expect(try JSONDecoder().decode(ErrorEvent.Kind.self, from: Data(#""quota-exceeded""#.utf8)) == .other("quota-exceeded"))
+        #expect(
+            try JSONDecoder().decode(ErrorEvent.Kind.self, from: Data(#""quota-exceeded""#.utf8))
+                == .other("quota-exceeded"))
     }
 
     @Test func anUnknownCloserDecodesAndIsWrittenBackAsItWas() throws {
         let text = #"{"type":"conn.close","t":5,"conn":1,"by":"upstream","requests":0}"#
-        guard case .connectionClose(let e)? = try decode(text) else { Issue.record("not a conn.close event"); return }
+        guard case .connectionClose(let e)? = try decode(text) else {
+            Issue.record("not a conn.close event")
+            return
+        }
         #expect(e.by == .other("upstream"))
         #expect(line(.connectionClose(e)).contains(#""by":"upstream""#))
     }

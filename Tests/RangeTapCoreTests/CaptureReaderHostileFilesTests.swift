@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapTestSupport
 import Testing
 
 /// Captures whose files are not what a capture's are (issue 37, item 14): a FIFO as
@@ -7,14 +8,17 @@ import Testing
 /// that is a directory was reported as "chunk reaches past the end"; deep or `1e400` JSON was
 /// only "not valid JSON". Each now gets an error that names what is wrong, at once.
 @Suite(.timeLimit(.minutes(1))) struct CaptureReaderHostileFilesTests {
-    static let header = #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#
-    static let chunk = #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","url":"http://127.0.0.1:8081/a","headers":[]}"#
+    static let header =
+        #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#
+    static let chunk =
+        #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","url":"http://127.0.0.1:8081/a","headers":[]}"#
 
     func directory(_ lines: [String]) throws -> (TemporaryDirectory, String) {
         let dir = try TemporaryDirectory()
         let path = dir.path + "/c.rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        try Data(([Self.header] + lines).map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
+        try Data(([Self.header] + lines).map { $0 + "\n" }.joined().utf8).write(
+            to: URL(fileURLWithPath: path + "/events.jsonl"))
         return (dir, path)
     }
 
@@ -28,7 +32,9 @@ import Testing
     }
 
     @Test func aDirectoryAsBodyIsNamed() throws {
-        let (dir, path) = try directory([Self.chunk, #"{"type":"chunk","t":2100,"ex":1,"size":2,"off":0,"res":0,"at":0}"#])
+        let (dir, path) = try directory([
+            Self.chunk, #"{"type":"chunk","t":2100,"ex":1,"size":2,"off":0,"res":0,"at":0}"#,
+        ])
         _ = dir
         try FileManager.default.createDirectory(atPath: path + "/body.bin", withIntermediateDirectories: true)
         let reader = try CaptureReader(path: path)
@@ -53,7 +59,8 @@ import Testing
 
     @Test(arguments: ["deep", "huge number"])
     func invalidJSONSaysWhatIsWrong(kind: String) throws {
-        let (line, mentions) = kind == "deep"
+        let (line, mentions) =
+            kind == "deep"
             ? (String(repeating: "[", count: 100_000), "nested 100000 levels")
             : (#"{"type":"chunk","t":1e400,"ex":1,"size":2,"off":0,"res":0,"at":0}"#, "1e400 does not fit")
         let (dir, path) = try directory([line])

@@ -1,6 +1,7 @@
 import Foundation
 import RangeTapCore
 import Synchronization
+import RangeTapTestSupport
 import Testing
 
 /// A disk slower than the network holds back the producer of body bytes (libcurl's thread),
@@ -16,7 +17,7 @@ struct CaptureWriterBackPressureTests {
         let stalled = DispatchSemaphore(value: 0)
         let seen = Atomic<Int>(0)
         let writer = try CaptureWriter(
-            path: path, header: CaptureWriterFlushTests.header, clock: MonotonicClock(),
+            path: path, header: CaptureHeader.forTests, clock: MonotonicClock(),
             options: .init(bodies: true, maxPendingBytes: 1024),
             observer: { _ in
                 if seen.add(1, ordering: .relaxed).newValue == 1 {
@@ -32,7 +33,9 @@ struct CaptureWriterBackPressureTests {
         let producerDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             chunkQueued.signal()
-            writer.recordChunk(ChunkEvent(t: 2, exchange: 1, size: 4096, offset: 0, resourceOffset: 0, bodyOffset: nil), bytes: [UInt8](repeating: 0xAB, count: 4096))
+            writer.recordChunk(
+                ChunkEvent(t: 2, exchange: 1, size: 4096, offset: 0, resourceOffset: 0, bodyOffset: nil),
+                bytes: [UInt8](repeating: 0xAB, count: 4096))
             producerDone.signal()
         }
         chunkQueued.wait()
@@ -41,7 +44,9 @@ struct CaptureWriterBackPressureTests {
 
         // An event loop's events go straight in while the disk is stuck (before, this waited).
         for i in 2...200 {
-            writer.record(.connectionOpen(ConnectionOpenEvent(t: CaptureTime(i + 2), connection: i, peer: "127.0.0.1:1", sendBuffer: nil)))
+            writer.record(
+                .connectionOpen(
+                    ConnectionOpenEvent(t: CaptureTime(i + 2), connection: i, peer: "127.0.0.1:1", sendBuffer: nil)))
         }
         #expect(producerDone.wait(timeout: .now() + 0.3) == .timedOut, "the chunk producer waits for the disk")
 

@@ -7,10 +7,15 @@ import Testing
 struct ConnectionTokensTests {
     @Test func tokensAreThoseOfTheCharacterSplit() {
         var generator = SeededGenerator(seed: 0xC011)
-        let pieces = ["keep-alive", "Keep-Alive", "close", "X-Foo", "TE", ",", ",", " ", "\t", "", "é", "É", "\u{212A}", "\u{301}", "Upgrade"]
+        let pieces = [
+            "keep-alive", "Keep-Alive", "close", "X-Foo", "TE", ",", ",", " ", "\t", "", "é", "É", "\u{212A}",
+            "\u{301}", "Upgrade",
+        ]
         for _ in 0..<10_000 {
             let values = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
-                Substring((0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+                Substring(
+                    (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                        .joined())
             }
             var reference = Set<String>()
             for v in values {
@@ -19,7 +24,9 @@ struct ConnectionTokensTests {
                     if !t.isEmpty { reference.insert(t.lowercased()) }
                 }
             }
-            #expect(ForwardedResponseHead.connectionTokens(values) == reference, Comment(rawValue: String(reflecting: values)))
+            #expect(
+                ForwardedResponseHead.connectionTokens(values) == reference,
+                Comment(rawValue: String(reflecting: values)))
         }
     }
 }

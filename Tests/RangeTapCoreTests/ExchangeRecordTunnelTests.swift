@@ -12,8 +12,14 @@ import Testing
         return last
     }
 
-    let connect = CaptureEvent.request(RequestEvent(t: 1, exchange: 1, connection: 1, method: "CONNECT", target: "media.example.com:443", version: "HTTP/1.1", url: nil, headers: []))
-    let tunnel = CaptureEvent.tunnel(TunnelEvent(t: 9, opened: 2, exchange: 1, connection: 1, authority: "media.example.com:443", up: 0, down: 0, intercepted: true))
+    let connect = CaptureEvent.request(
+        RequestEvent(
+            t: 1, exchange: 1, connection: 1, method: "CONNECT", target: "media.example.com:443", version: "HTTP/1.1",
+            url: nil, headers: []))
+    let tunnel = CaptureEvent.tunnel(
+        TunnelEvent(
+            t: 9, opened: 2, exchange: 1, connection: 1, authority: "media.example.com:443", up: 0, down: 0,
+            intercepted: true))
 
     @Test func aTunnelThatStartedIsA200() throws {
         let r = try #require(record([connect, tunnel]))
@@ -21,7 +27,10 @@ import Testing
     }
 
     @Test func anErrorBeforeTheTunnelEventStands() throws {
-        let error = CaptureEvent.error(ErrorEvent(t: 5, exchange: 1, connection: 1, kind: .tls, message: "cannot start intercepting media.example.com:443: notFound"))
+        let error = CaptureEvent.error(
+            ErrorEvent(
+                t: 5, exchange: 1, connection: 1, kind: .tls,
+                message: "cannot start intercepting media.example.com:443: notFound"))
         let r = try #require(record([connect, error, tunnel]))
         #expect(r.status != 200, "a 200 that was never sent")
         #expect(r.outcome == .failed("cannot start intercepting media.example.com:443: notFound"))

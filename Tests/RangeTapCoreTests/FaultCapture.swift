@@ -63,7 +63,9 @@ struct FaultCapture {
 
     /// The same capture without its `fault`, `shape` and `delivered` lines.
     static var withoutLabEvents: [String] {
-        lines.filter { !$0.contains(#""type":"fault""#) && !$0.contains(#""type":"shape""#) && !$0.contains(#""type":"delivered""#) }
+        lines.filter {
+            !$0.contains(#""type":"fault""#) && !$0.contains(#""type":"shape""#) && !$0.contains(#""type":"delivered""#)
+        }
     }
 
     /// Removes the capture.

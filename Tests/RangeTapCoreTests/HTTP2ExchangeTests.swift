@@ -36,7 +36,10 @@ import Testing
         let r = try #require(l.exchanges[4])
         #expect(r.deliveredBy == .tcpAcked && r.bytesDelivered == 1400 && r.bytesConsumed == 0)
         // Written and read back: the figure survives the capture format.
-        let event = CaptureEvent.cancel(CancelEvent(t: 3, exchange: 4, delivered: 1400, received: 10000, sendBuffer: nil, sha256: "00", deliveredBy: .tcpAcked, consumed: 7))
+        let event = CaptureEvent.cancel(
+            CancelEvent(
+                t: 3, exchange: 4, delivered: 1400, received: 10000, sendBuffer: nil, sha256: "00",
+                deliveredBy: .tcpAcked, consumed: 7))
         let line = event.jsonLine()
         #expect(String(decoding: line, as: UTF8.self).contains(#""consumed":7"#))
         #expect(try CaptureEvent.decode(jsonLine: Data(line), lineNumber: 1) == event)
@@ -92,8 +95,14 @@ import Testing
     }
 
     @Test func spellingChecksOverHTTP2SkipCaseButKeepConflicts() {
-        let head = ["HTTP/2 206\r\n", "content-range: bytes 0-1/10\r\n", "content-length: 2\r\n", "content-length: 3\r\n", "\r\n"].map(HeaderLine.init(raw:))
-        #expect(HeaderSpelling.findings(in: head).map(\.code) == ["header-case", "header-case", "header-case", "header-conflict"])
+        let head = [
+            "HTTP/2 206\r\n", "content-range: bytes 0-1/10\r\n", "content-length: 2\r\n", "content-length: 3\r\n",
+            "\r\n",
+        ].map(HeaderLine.init(raw:))
+        #expect(
+            HeaderSpelling.findings(in: head).map(\.code) == [
+                "header-case", "header-case", "header-case", "header-conflict",
+            ])
         #expect(HeaderSpelling.findings(in: head, overHTTP2: true).map(\.code) == ["header-conflict"])
     }
 }

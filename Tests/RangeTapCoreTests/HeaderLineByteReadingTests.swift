@@ -9,12 +9,17 @@ import Testing
 struct HeaderLineByteReadingTests {
     @Test func everyAccessorAgreesOnRandomLines() {
         var generator = SeededGenerator(seed: 0xB17E5)
-        let pieces: [String] = ["a", "Z", "0", "9", "-", "!", "~", "`", "|", "^", "_", ".", "'", "*", " ", "\t", ":", ":", "\r", "\n",
-                                "HTTP/", "HTTP/1.1 ", "HTTP/2 ", "206", " OK", "é", "ÿ", "\u{80}", "\u{301}", "\u{596}", "😀", "@", ",", "\"",
-                                "Content-Range", "Set-Cookie", "COOKIE", "authorization", "Connection"]
+        let pieces: [String] = [
+            "a", "Z", "0", "9", "-", "!", "~", "`", "|", "^", "_", ".", "'", "*", " ", "\t", ":", ":", "\r", "\n",
+            "HTTP/", "HTTP/1.1 ", "HTTP/2 ", "206", " OK", "é", "ÿ", "\u{80}", "\u{301}", "\u{596}", "😀", "@", ",",
+            "\"",
+            "Content-Range", "Set-Cookie", "COOKIE", "authorization", "Connection",
+        ]
         let terminators = ["\r\n", "\n", "", "\r\n", "\r\r\n"]
-        var lines: [String] = ["", "\r\n", "\n", "HTTP/1.1 206 Partial Content\r\n", "HTTP/2 200\r\n", "HTTP/2 200", "HTTP/1.1 200",
-                               "Cookie: a=b\r\n", "X : y\r\n", " folded\r\n", ": x\r\n", "pte:\u{596}x\n", "Cafe\u{301}: x\r\n"]
+        var lines: [String] = [
+            "", "\r\n", "\n", "HTTP/1.1 206 Partial Content\r\n", "HTTP/2 200\r\n", "HTTP/2 200", "HTTP/1.1 200",
+            "Cookie: a=b\r\n", "X : y\r\n", " folded\r\n", ": x\r\n", "pte:\u{596}x\n", "Cafe\u{301}: x\r\n",
+        ]
         for _ in 0..<20_000 {
             var line = ""
             for _ in 0..<Int.random(in: 0...9, using: &generator) { line += pieces.randomElement(using: &generator)! }
@@ -38,7 +43,9 @@ struct HeaderLineByteReadingTests {
             // The last four are no tokens (lookups by them find nothing).
             for name in ["content-range", "Set-Cookie", "connection", "a", "A", "", "a b", "Set-Cookie:", "\u{301}"] {
                 #expect([line].values(named: name).map(scalars) == reference.values(named: name).map(scalars), context)
-                #expect([line].first(named: name).map { scalars(Substring($0)) } == reference.values(named: name).first.map(scalars), context)
+                #expect(
+                    [line].first(named: name).map { scalars(Substring($0)) }
+                        == reference.values(named: name).first.map(scalars), context)
                 #expect(line.isNamed(name) == (reference.name?.lowercased() == name.lowercased()), context)
             }
         }
@@ -56,7 +63,9 @@ private struct ScalarReading {
         var end = scalars.endIndex
         if end > scalars.startIndex, scalars[scalars.index(before: end)] == "\n" {
             end = scalars.index(before: end)
-            if end > scalars.startIndex, scalars[scalars.index(before: end)] == "\r" { end = scalars.index(before: end) }
+            if end > scalars.startIndex, scalars[scalars.index(before: end)] == "\r" {
+                end = scalars.index(before: end)
+            }
         }
         return Substring(scalars[..<end])
     }
@@ -119,11 +128,13 @@ private struct ScalarReading {
 
     private static func isStatusLine(_ s: [Unicode.Scalar]) -> Bool {
         let prefix: [Unicode.Scalar] = ["H", "T", "T", "P", "/"]
-        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == " ", isDigit(s[7]), isDigit(s[8]), isDigit(s[9]) {
+        if s.count >= 10, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == " ", isDigit(s[7]), isDigit(s[8]),
+            isDigit(s[9])
+        {
             return s.count == 10 || s[10] == " "
         }
         guard s.count >= 12, Array(s[0..<5]) == prefix, isDigit(s[5]), s[6] == ".", isDigit(s[7]), s[8] == " ",
-              isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
+            isDigit(s[9]), isDigit(s[10]), isDigit(s[11])
         else { return false }
         return s.count == 12 || s[12] == " "
     }

@@ -6,7 +6,10 @@ import Testing
 struct HeaderLineFirstNamedTests {
     @Test func answersAsTheFirstOfAllValues() {
         var rng = SeededGenerator(seed: 0xF125)
-        let pieces = ["Content-Length", "content-length", "CONTENT-LENGTH", "Content-Range", "X", "Content-Length ", " Content-Length", "Content‐Length"]
+        let pieces = [
+            "Content-Length", "content-length", "CONTENT-LENGTH", "Content-Range", "X", "Content-Length ",
+            " Content-Length", "Content‐Length",
+        ]
         let values = ["5", "", " 7 ", "bytes 0-1/2", "\t", "a b"]
         for _ in 0..<2_000 {
             var lines = [HeaderLine(raw: "HTTP/1.1 200 OK\r\n")]
@@ -16,7 +19,8 @@ struct HeaderLineFirstNamedTests {
                 lines.append(HeaderLine(raw: name + colon + values.randomElement(using: &rng)! + "\r\n"))
             }
             for name in ["Content-Length", "content-range", "x", "Missing"] {
-                #expect(lines.first(named: name) == lines.values(named: name).first.map(String.init), "\(lines.map(\.raw))")
+                #expect(
+                    lines.first(named: name) == lines.values(named: name).first.map(String.init), "\(lines.map(\.raw))")
             }
         }
     }

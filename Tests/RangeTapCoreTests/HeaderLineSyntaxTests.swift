@@ -57,7 +57,9 @@ struct HeaderLineSyntaxTests {
     }
 
     @Test func spaceBeforeColonIsNoSpellingFindingButHasItsOwnErrorCode() {
-        let lines = ["HTTP/1.1 206 Partial Content\r\n", "Content-Range : bytes 0-1/10\r\n", "Content-Length: 2\r\n", "\r\n"].map(HeaderLine.init(raw:))
+        let lines = [
+            "HTTP/1.1 206 Partial Content\r\n", "Content-Range : bytes 0-1/10\r\n", "Content-Length: 2\r\n", "\r\n",
+        ].map(HeaderLine.init(raw:))
         let findings = HeaderSpelling.findings(in: lines)
         #expect(findings.isEmpty, "spelling checks do not see it: \(findings)")
         #expect(FindingCode.headerSpaceBeforeColon.rawValue == "header-space-before-colon")

@@ -87,15 +87,16 @@ struct HeaderLineTests {
             HeaderLine(raw: "\r\n"),
         ]
         let redacted = lines.redactingSecrets()
-        #expect(redacted.map(\.raw) == [
-            "HTTP/1.1 200 OK\r\n",
-            "AUTHORIZATION: <redacted>\r\n",
-            "set-cookie: <redacted>\n",
-            "Proxy-Authorization: <redacted>\r\n",
-            "Cookie: <redacted>\r\n",
-            "X-Authorization-Hint: keep\r\n",
-            "\r\n",
-        ])
+        #expect(
+            redacted.map(\.raw) == [
+                "HTTP/1.1 200 OK\r\n",
+                "AUTHORIZATION: <redacted>\r\n",
+                "set-cookie: <redacted>\n",
+                "Proxy-Authorization: <redacted>\r\n",
+                "Cookie: <redacted>\r\n",
+                "X-Authorization-Hint: keep\r\n",
+                "\r\n",
+            ])
     }
 
     @Test func anHTTP2AuthorityLosesItsPasswordAsURLsDo() {
@@ -104,7 +105,10 @@ struct HeaderLineTests {
             HeaderLine(raw: ":authority: user:s3cret@cdn.example:8443\r\n"),
             HeaderLine(raw: ":path: /a.mp4\r\n"),
         ]
-        #expect(lines.redactingSecrets().map(\.raw) == [":method: GET\r\n", ":authority: user:<redacted>@cdn.example:8443\r\n", ":path: /a.mp4\r\n"])
+        #expect(
+            lines.redactingSecrets().map(\.raw) == [
+                ":method: GET\r\n", ":authority: user:<redacted>@cdn.example:8443\r\n", ":path: /a.mp4\r\n",
+            ])
         // No password, nothing to redact: a user name alone, or no userinfo.
         for kept in [":authority: user@cdn.example\r\n", ":authority: cdn.example:443\r\n"] {
             #expect([HeaderLine(raw: kept)].redactingSecrets().map(\.raw) == [kept])

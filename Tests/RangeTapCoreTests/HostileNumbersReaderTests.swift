@@ -1,15 +1,20 @@
 import Foundation
 import RangeTapCore
+import RangeTapTestSupport
 import Testing
 
 /// Captures edited by hand or damaged, and origins sending absurd numbers: the reader says what
 /// is wrong (line and field) and range maths never traps (issue 10, items 1 and 9).
 @Suite struct HostileNumbersReaderTests {
-    static let header = #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#
-    static let request = #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","url":"http://127.0.0.1:8081/a","headers":[]}"#
+    static let header =
+        #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-22T18:16:44.846Z","bodies":true,"redacted":true,"listen":"127.0.0.1:8080"}"#
+    static let request =
+        #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","url":"http://127.0.0.1:8081/a","headers":[]}"#
 
     /// A capture directory holding `lines` (after the header) and `body` as body.bin.
-    func capture(_ lines: [String], body: [UInt8] = Array(repeating: 7, count: 16), in dir: TemporaryDirectory) throws -> String {
+    func capture(
+        _ lines: [String], body: [UInt8] = Array(repeating: 7, count: 16), in dir: TemporaryDirectory
+    ) throws -> String {
         let path = dir.path + "/c.rtap"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let text = ([Self.header] + lines).map { $0 + "\n" }.joined()
@@ -38,8 +43,14 @@ import Testing
         (#"{"type":"chunk","t":1,"ex":-2,"size":2,"off":0,"res":0,"at":0}"#, "\"ex\"", "-2"),
         (#"{"type":"end","t":1,"ex":1,"bytes":-2,"sha256":"x"}"#, "\"bytes\"", "-2"),
         (#"{"type":"cancel","t":1,"ex":1,"delivered":-1,"received":0,"sha256":"x"}"#, "\"delivered\"", "-1"),
-        (#"{"type":"chunk","t":1,"ex":1,"size":100,"off":0,"res":0,"at":9223372036854775800}"#, "\"at\" + \"size\"", "9223372036854775800"),
-        (#"{"type":"chunk","t":1,"ex":1,"size":100,"off":9223372036854775800,"res":0}"#, "\"off\" + \"size\"", "9223372036854775800"),
+        (
+            #"{"type":"chunk","t":1,"ex":1,"size":100,"off":0,"res":0,"at":9223372036854775800}"#, "\"at\" + \"size\"",
+            "9223372036854775800"
+        ),
+        (
+            #"{"type":"chunk","t":1,"ex":1,"size":100,"off":9223372036854775800,"res":0}"#, "\"off\" + \"size\"",
+            "9223372036854775800"
+        ),
         (#"{"type":"response","t":1,"ex":1,"status":-206,"lines":[]}"#, "\"status\"", "-206"),
     ])
     func negativeOrOverflowingNumbersNameLineAndField(line: String, field: String, value: String) throws {
@@ -52,7 +63,9 @@ import Testing
 
     @Test func chunkPastTheEndOfBodyBinIsAnErrorNotAnAllocation() throws {
         let dir = try TemporaryDirectory()
-        let path = try capture([Self.request, #"{"type":"chunk","t":1,"ex":1,"size":4000000000000000000,"off":0,"res":0,"at":0}"#], body: [1, 2, 3], in: dir)
+        let path = try capture(
+            [Self.request, #"{"type":"chunk","t":1,"ex":1,"size":4000000000000000000,"off":0,"res":0,"at":0}"#],
+            body: [1, 2, 3], in: dir)
         let e = try #require(try readError(path))
         #expect(e.description.contains("line 3"), "\(e)")
         #expect(e.description.contains("\"size\""), "\(e)")
@@ -60,9 +73,11 @@ import Testing
 
         // A chunk made by hand (not read from a line) is refused when its bytes are read.
         let reader = try CaptureReader(path: path)
-        for chunk in [ChunkEvent(t: 1, exchange: 1, size: Int.max, offset: 0, resourceOffset: 0, bodyOffset: 0),
-                      ChunkEvent(t: 1, exchange: 1, size: 2, offset: 0, resourceOffset: 0, bodyOffset: -1),
-                      ChunkEvent(t: 1, exchange: 1, size: -1, offset: 0, resourceOffset: 0, bodyOffset: 0)] {
+        for chunk in [
+            ChunkEvent(t: 1, exchange: 1, size: Int.max, offset: 0, resourceOffset: 0, bodyOffset: 0),
+            ChunkEvent(t: 1, exchange: 1, size: 2, offset: 0, resourceOffset: 0, bodyOffset: -1),
+            ChunkEvent(t: 1, exchange: 1, size: -1, offset: 0, resourceOffset: 0, bodyOffset: 0),
+        ] {
             #expect(throws: CaptureError.self) { try reader.bytes(of: chunk) }
         }
     }
@@ -70,9 +85,18 @@ import Testing
     @Test func typeProblemsSayExactlyWhatIsWrong() throws {
         let cases: [(String, String)] = [
             (#"{"t":1,"ex":1}"#, "line 2 is not a valid event: field \"type\" is missing"),
-            (#"{"type":"chunk","t":1,"ex":1.5,"size":2,"off":0}"#, "line 2 is not a valid event: field \"ex\" must be a whole number, found 1.5"),
-            (#"{"type":"end","t":1,"ex":1,"bytes":"2","sha256":"x"}"#, "field \"bytes\" must be a whole number, found \"2\""),
-            (#"{"type":"request","t":1,"ex":1,"conn":1,"method":"GET","target":"/","version":"HTTP/1.1","headers":[1]}"#, "field \"headers\" must be an array of strings, found an array"),
+            (
+                #"{"type":"chunk","t":1,"ex":1.5,"size":2,"off":0}"#,
+                "line 2 is not a valid event: field \"ex\" must be a whole number, found 1.5"
+            ),
+            (
+                #"{"type":"end","t":1,"ex":1,"bytes":"2","sha256":"x"}"#,
+                "field \"bytes\" must be a whole number, found \"2\""
+            ),
+            (
+                #"{"type":"request","t":1,"ex":1,"conn":1,"method":"GET","target":"/","version":"HTTP/1.1","headers":[1]}"#,
+                "field \"headers\" must be an array of strings, found an array"
+            ),
             (#"{"type":7}"#, "field \"type\" must be a string, found 7"),
             ("[1,2]", "not a JSON object"),
             ("{nope", "not valid JSON"),
@@ -87,7 +111,9 @@ import Testing
     @Test func invalidUTF8IsNamed() throws {
         let dir = try TemporaryDirectory()
         let path = try capture([], in: dir)
-        try appendBytes(Array(#"{"type":"request","t":1,"target":"/"#.utf8) + [0xFF, 0xFE] + Array("\"}\n".utf8), to: path + "/events.jsonl")
+        try appendBytes(
+            Array(#"{"type":"request","t":1,"target":"/"#.utf8) + [0xFF, 0xFE] + Array("\"}\n".utf8),
+            to: path + "/events.jsonl")
         let e = try #require(try readError(path))
         #expect(e.description.contains("line 2"), "\(e)")
         #expect(e.description.contains("not valid UTF-8"), "\(e)")
@@ -102,7 +128,9 @@ import Testing
         let whole = try #require(try ContentRange.parse("bytes 0-9223372036854775807/*").range)
         #expect(whole.count == Int64.max)
         #expect(try ContentRange.parse("bytes 0-1/9223372036854775807").completeLength == Int64.max)
-        #expect(RangeSpec.closed(first: 0, last: Int64.max).resolved(length: Int64.max) == ByteRange(first: 0, last: Int64.max - 1))
+        #expect(
+            RangeSpec.closed(first: 0, last: Int64.max).resolved(length: Int64.max)
+                == ByteRange(first: 0, last: Int64.max - 1))
         var set = ByteRangeSet()
         set.insert(0..<Int64.max)
         set.insert(-5..<0)
@@ -121,14 +149,20 @@ import Testing
         let big = String(repeating: "a", count: 100 << 20)
         let handle = try #require(FileHandle(forWritingAtPath: path + "/events.jsonl"))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data((#"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","headers":["X-Big: "# + big + #"\r\n"]}"# + "\n").utf8))
+        try handle.write(
+            contentsOf: Data(
+                (#"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","headers":["X-Big: "#
+                    + big + #"\r\n"]}"# + "\n").utf8))
         try handle.write(contentsOf: Data(("{" + big + "\n").utf8))
         try handle.close()
         let reader = try CaptureReader(path: path)
         var seen: [CaptureEvent] = []
         let e = try #require(throws: CaptureError.self) { try reader.forEachEvent { seen.append($0) } }
         #expect(e.description.contains("line 3 is not a valid event: not valid JSON"), "\(e)")
-        guard case .request(let r)? = seen.first else { Issue.record("no request read"); return }
+        guard case .request(let r)? = seen.first else {
+            Issue.record("no request read")
+            return
+        }
         #expect(r.headers.first?.raw.utf8.count == (100 << 20) + 9)
     }
 }

@@ -3,7 +3,10 @@ import Testing
 
 @Suite("IPAddressLiteral")
 struct IPAddressLiteralTests {
-    @Test(arguments: ["127.0.0.1", "127.1", "127.0.0.2", "2130706433", "0x7f000001", "0177.0.0.1", "::1", "[::1]", "[::ffff:127.0.0.1]", "::ffff:7f00:1", "0:0:0:0:0:0:0:1"])
+    @Test(arguments: [
+        "127.0.0.1", "127.1", "127.0.0.2", "2130706433", "0x7f000001", "0177.0.0.1", "::1", "[::1]",
+        "[::ffff:127.0.0.1]", "::ffff:7f00:1", "0:0:0:0:0:0:0:1",
+    ])
     func loopbackInEveryNumericSpelling(text: String) throws {
         let a = try #require(IPAddressLiteral(text))
         #expect(a.isLoopback)
@@ -17,7 +20,10 @@ struct IPAddressLiteralTests {
         #expect(!a.isLoopback)
     }
 
-    @Test(arguments: ["127.example.com", "localhost", "example.com", "", "127.0.0.1 evil", "127.0.0.1\nx", "[127.0.0.1", "1.2.3.4.5", "::ffff:zz"])
+    @Test(arguments: [
+        "127.example.com", "localhost", "example.com", "", "127.0.0.1 evil", "127.0.0.1\nx", "[127.0.0.1", "1.2.3.4.5",
+        "::ffff:zz",
+    ])
     func namesAndGarbageAreNotLiterals(text: String) {
         #expect(IPAddressLiteral(text) == nil)
     }

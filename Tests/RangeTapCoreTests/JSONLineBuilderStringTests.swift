@@ -8,18 +8,27 @@ import Testing
 struct JSONLineBuilderStringTests {
     @Test func randomStringsEncodeAsBeforeAndDecodeBack() throws {
         var generator = SeededGenerator(seed: 0x150A)
-        let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "é", "ÿ", "\u{301}", "😀", "/", "\r\n", "Content-Range: bytes 0-1/2"]
+        let pieces = [
+            "a", "Z", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "é", "ÿ", "\u{301}",
+            "😀", "/", "\r\n", "Content-Range: bytes 0-1/2",
+        ]
         var strings = ["", "\"", "\\\\", "plain", String(repeating: "x", count: 5000)]
         for _ in 0..<5000 {
-            strings.append((0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+            strings.append(
+                (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                    .joined())
         }
         for s in strings {
             var builder = JSONLineBuilder()
             builder.add("k", s)
             let line = builder.finish()
-            #expect(line == [UInt8]("{\"k\":".utf8) + scalarLoop(s) + [UInt8]("}\n".utf8), Comment(rawValue: String(reflecting: s)))
+            #expect(
+                line == [UInt8]("{\"k\":".utf8) + scalarLoop(s) + [UInt8]("}\n".utf8),
+                Comment(rawValue: String(reflecting: s)))
             let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: String]
-            #expect(object?["k"].map { Array($0.unicodeScalars) } == Array(s.unicodeScalars), Comment(rawValue: String(reflecting: s)))
+            #expect(
+                object?["k"].map { Array($0.unicodeScalars) } == Array(s.unicodeScalars),
+                Comment(rawValue: String(reflecting: s)))
         }
     }
 
@@ -34,7 +43,9 @@ struct JSONLineBuilderStringTests {
             numbers += [p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]
         }
         for _ in 0..<20000 {
-            numbers.append(Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...63, using: &generator))
+            numbers.append(
+                Int64.random(in: Int64.min...Int64.max, using: &generator)
+                    >> Int64.random(in: 0...63, using: &generator))
         }
         for n in numbers {
             var builder = JSONLineBuilder()
@@ -42,7 +53,8 @@ struct JSONLineBuilderStringTests {
             builder.add("i", Int(truncatingIfNeeded: n))
             builder.add("u", UInt64(truncatingIfNeeded: n))
             builder.add("s", Int32(truncatingIfNeeded: n))
-            let expected = "{\"n\":\(n),\"i\":\(Int(truncatingIfNeeded: n)),\"u\":\(UInt64(truncatingIfNeeded: n)),\"s\":\(Int32(truncatingIfNeeded: n))}\n"
+            let expected =
+                "{\"n\":\(n),\"i\":\(Int(truncatingIfNeeded: n)),\"u\":\(UInt64(truncatingIfNeeded: n)),\"s\":\(Int32(truncatingIfNeeded: n))}\n"
             #expect(builder.finish() == Array(expected.utf8), Comment(rawValue: String(n)))
         }
     }
@@ -59,7 +71,9 @@ struct JSONLineBuilderStringTests {
             case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
             case 0..<0x20, 0x7F:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]]
+                bytes += [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)],
+                ]
             case 0x20..<0x80: bytes.append(UInt8(scalar.value))
             default: bytes += Array(Character(scalar).utf8)
             }

@@ -14,10 +14,13 @@ private func ruleError(_ text: String) -> LabSpecError? {
 @Suite("Lab: --fault rule parsing")
 struct LabFaultRuleTests {
     @Test func everyMatchKey() throws {
-        let rule = try FaultRule(parsing: "  host=CDN.example.com:8443, path=/seg-*.m4s ,method=get,range=yes,nth=2,status=503 ")
+        let rule = try FaultRule(
+            parsing: "  host=CDN.example.com:8443, path=/seg-*.m4s ,method=get,range=yes,nth=2,status=503 ")
         #expect(rule.text == "host=CDN.example.com:8443, path=/seg-*.m4s ,method=get,range=yes,nth=2,status=503")
         #expect(rule.description == rule.text)
-        #expect(rule.match == FaultMatch(host: "CDN.example.com:8443", path: "/seg-*.m4s", method: "GET", range: true, nth: 2))
+        #expect(
+            rule.match
+                == FaultMatch(host: "CDN.example.com:8443", path: "/seg-*.m4s", method: "GET", range: true, nth: 2))
         #expect(rule.actions == [.status(503)])
         #expect(try FaultRule(parsing: "range=NO,status=404").match.range == false)
     }
@@ -48,14 +51,18 @@ struct LabFaultRuleTests {
     }
 
     @Test func actionsKeepTheirOrder() throws {
-        let rule = try FaultRule(parsing: "path=*.mp4,status=206,drop-header=Accept-Ranges,header-case=upper,delay-head=20ms")
-        #expect(rule.actions == [.status(206), .dropHeader("Accept-Ranges"), .headerCase(.upper), .delayHead(20_000_000)])
+        let rule = try FaultRule(
+            parsing: "path=*.mp4,status=206,drop-header=Accept-Ranges,header-case=upper,delay-head=20ms")
+        #expect(
+            rule.actions == [.status(206), .dropHeader("Accept-Ranges"), .headerCase(.upper), .delayHead(20_000_000)])
     }
 
     @Test(arguments: [
-        ("status=999", "100 to 599"), ("status=50", "100 to 599"), ("status=5030", "100 to 599"), ("status=+50", "100 to 599"),
+        ("status=999", "100 to 599"), ("status=50", "100 to 599"), ("status=5030", "100 to 599"),
+        ("status=+50", "100 to 599"),
         ("reset-after=lots", "64k, 1.5m"), ("truncate-after=-1", "64k, 1.5m"), ("stall-after=1q,for=1s", "64k, 1.5m"),
-        ("stall-after=1k,for=1", "80ms, 1.5s"), ("stall-after=1k,for=0", "more than 0"), ("delay-head=0", "more than 0"),
+        ("stall-after=1k,for=1", "80ms, 1.5s"), ("stall-after=1k,for=0", "more than 0"),
+        ("delay-head=0", "more than 0"),
         ("delay-head=soon", "80ms, 1.5s"),
         ("drop-header=Content Range", "header field name"), ("drop-header=X:Y", "header field name"),
         ("header-case=camel", "lower, upper or mixed"),
@@ -63,7 +70,8 @@ struct LabFaultRuleTests {
         ("range=maybe", "yes (requests with a Range header) or no"),
         ("nth=0", "count from 1"), ("nth=two", "count from 1"), ("nth=-1", "count from 1"),
         ("method=G T", "method name"),
-        ("host=cdn/x", "host name or address"), ("host=a.com:99999", "host name or address"), ("host=a.com:", "host name or address"),
+        ("host=cdn/x", "host name or address"), ("host=a.com:99999", "host name or address"),
+        ("host=a.com:", "host name or address"),
         ("path=a/b.ts", "must start with /"), ("path=/a b", "no spaces"), ("path=/a#frag", "no spaces"),
     ])
     func badValuesSayWhatIsAllowed(text: String, hint: String) throws {
@@ -82,7 +90,11 @@ struct LabFaultRuleTests {
 
     @Test func stallAfterAndForGoTogether() throws {
         let missingFor = try #require(ruleError("path=*.ts,stall-after=256k"))
-        #expect(missingFor == .badCombination(what: "fault rule", rule: "path=*.ts,stall-after=256k", reason: "stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s"))
+        #expect(
+            missingFor
+                == .badCombination(
+                    what: "fault rule", rule: "path=*.ts,stall-after=256k",
+                    reason: "stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s"))
         let strayFor = try #require(ruleError("for=5s,status=500"))
         #expect(strayFor.description.contains("\"for=5s,status=500\""))
         #expect(strayFor.description.contains("for= goes with stall-after= only"))
@@ -92,19 +104,40 @@ struct LabFaultRuleTests {
         let error = try #require(ruleError("path=*.ts,nth=3"))
         #expect(error == .noAction(rule: "path=*.ts,nth=3"))
         #expect(error.description.contains("\"path=*.ts,nth=3\""))
-        #expect(error.description.contains("a rule needs an action: status=, reset-after=, stall-after=, delay-head=, ignore-range, off-by-one, drop-header=, header-case= or truncate-after="))
+        #expect(
+            error.description.contains(
+                "a rule needs an action: status=, reset-after=, stall-after=, delay-head=, ignore-range, off-by-one, drop-header=, header-case= or truncate-after="
+            ))
         let empty = try #require(ruleError("  "))
-        guard case .empty(let what, _) = empty else { Issue.record("\(empty)"); return }
+        guard case .empty(let what, _) = empty else {
+            Issue.record("\(empty)")
+            return
+        }
         #expect(what == "fault rule")
     }
 
     @Test func listErrorsQuoteTheRuleAndItemAndListTheKeys() throws {
-        let allowed = ["host=", "path=", "method=", "range=", "nth=", "status=", "reset-after=", "stall-after=", "for=", "delay-head=", "ignore-range", "off-by-one", "drop-header=", "header-case=", "truncate-after="]
-        #expect(ruleError("colour=red,status=500") == .unknownKey(what: "fault rule", rule: "colour=red,status=500", item: "colour=red", allowed: allowed))
-        #expect(ruleError("status=500, status=503") == .repeatedKey(what: "fault rule", rule: "status=500, status=503", item: "status=503", allowed: allowed))
-        #expect(ruleError("PATH=/a,path=/b,status=500") == .repeatedKey(what: "fault rule", rule: "PATH=/a,path=/b,status=500", item: "path=/b", allowed: allowed))
-        #expect(ruleError("path=/a,status") == .missingValue(what: "fault rule", rule: "path=/a,status", item: "status", allowed: allowed))
-        #expect(ruleError("status=,path=/a") == .emptyValue(what: "fault rule", rule: "status=,path=/a", item: "status=", allowed: allowed))
+        let allowed = [
+            "host=", "path=", "method=", "range=", "nth=", "status=", "reset-after=", "stall-after=", "for=",
+            "delay-head=", "ignore-range", "off-by-one", "drop-header=", "header-case=", "truncate-after=",
+        ]
+        #expect(
+            ruleError("colour=red,status=500")
+                == .unknownKey(what: "fault rule", rule: "colour=red,status=500", item: "colour=red", allowed: allowed))
+        #expect(
+            ruleError("status=500, status=503")
+                == .repeatedKey(
+                    what: "fault rule", rule: "status=500, status=503", item: "status=503", allowed: allowed))
+        #expect(
+            ruleError("PATH=/a,path=/b,status=500")
+                == .repeatedKey(
+                    what: "fault rule", rule: "PATH=/a,path=/b,status=500", item: "path=/b", allowed: allowed))
+        #expect(
+            ruleError("path=/a,status")
+                == .missingValue(what: "fault rule", rule: "path=/a,status", item: "status", allowed: allowed))
+        #expect(
+            ruleError("status=,path=/a")
+                == .emptyValue(what: "fault rule", rule: "status=,path=/a", item: "status=", allowed: allowed))
         let description = try #require(ruleError("colour=red,status=500")).description
         #expect(description.contains("fault rule \"colour=red,status=500\": \"colour=red\" is not a known key"))
         #expect(description.contains("host=, path=, method=, range=, nth=, status=, reset-after="))
@@ -138,7 +171,9 @@ struct LabFaultRuleTests {
             #expect(name == "faults.txt")
             #expect(line == 4)
             #expect(inner == ruleError("path=*.ts,status=99"))
-            #expect(error.description.hasPrefix("faults.txt line 4: fault rule \"path=*.ts,status=99\": \"status=99\" is wrong"))
+            #expect(
+                error.description.hasPrefix(
+                    "faults.txt line 4: fault rule \"path=*.ts,status=99\": \"status=99\" is wrong"))
         }
         #expect(throws: LabSpecError.cannotRead(path: "/nonexistent/faults.txt", reason: "no such file")) {
             try FaultRule.load(path: "/nonexistent/faults.txt")

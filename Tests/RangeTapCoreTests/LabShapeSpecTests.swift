@@ -51,8 +51,10 @@ struct LabShapeSpecTests {
 
     @Test(arguments: [
         ("64000bit", 64_000, "64kbit"), ("500kbit", 500_000, "500kbit"), ("1.5mbit", 1_500_000, "1.5mbit"),
-        ("2mbit", 2_000_000, "2mbit"), ("1gbit", 1_000_000_000, "1gbit"), ("1234bit", 1234, "1.234kbit"), ("999bit", 999, "999bit"),
-        ("1234.567kbit", 1_234_567, "1234.567kbit"), ("0.25gbit", 250_000_000, "250mbit"), ("2.001mbit", 2_001_000, "2.001mbit"),
+        ("2mbit", 2_000_000, "2mbit"), ("1gbit", 1_000_000_000, "1gbit"), ("1234bit", 1234, "1.234kbit"),
+        ("999bit", 999, "999bit"),
+        ("1234.567kbit", 1_234_567, "1234.567kbit"), ("0.25gbit", 250_000_000, "250mbit"),
+        ("2.001mbit", 2_001_000, "2.001mbit"),
     ])
     func ratesInBitsPowersOf1000(text: String, bits: Int64, normalised: String) throws {
         let spec = try ShapeSpec(parsing: "rate=" + text)
@@ -61,7 +63,9 @@ struct LabShapeSpecTests {
         #expect(try ShapeSpec(parsing: spec.description) == spec)
     }
 
-    @Test(arguments: ["rate=2mbps", "rate=250kbps", "rate=1gbps", "rate=100bps", "rate=2MB/s", "rate=300Kbps", "rate=10bytes"])
+    @Test(arguments: [
+        "rate=2mbps", "rate=250kbps", "rate=1gbps", "rate=100bps", "rate=2MB/s", "rate=300Kbps", "rate=10bytes",
+    ])
     func byteSpellingsAreRefusedWithTheBitSpelling(text: String) throws {
         let error = try #require(shapeError(text))
         guard case .badValue(_, let rule, let item, _) = error else {
@@ -77,7 +81,8 @@ struct LabShapeSpecTests {
     @Test(arguments: [
         ("rate=2", "64000bit, 500kbit"), ("rate=2kb", "64000bit, 500kbit"), ("rate=fast", "64000bit, 500kbit"),
         ("rate=1..5mbit", "64000bit"), ("rate=-1mbit", "64000bit"), ("rate=0", "rate of 0"),
-        ("rate=0kbit", "rate of 0"), ("rate=0bit", "rate of 0"), ("rate=0.0001bit", "rate of 0"), ("rate=2000gbit", "at most 1000gbit"),
+        ("rate=0kbit", "rate of 0"), ("rate=0bit", "rate of 0"), ("rate=0.0001bit", "rate of 0"),
+        ("rate=2000gbit", "at most 1000gbit"),
         ("latency=80", "80ms, 1.5s"), ("latency=-5ms", "80ms, 1.5s"), ("jitter=10us", "80ms, 1.5s"),
         ("scope=global", "link (all connections"),
     ])
@@ -98,35 +103,54 @@ struct LabShapeSpecTests {
     @Test func listErrorsQuoteTheRuleAndItemAndListTheKeys() throws {
         let keys = "rate=, latency=, jitter= or scope="
         let unknown = try #require(shapeError("rate=1mbit,speed=2mbit"))
-        #expect(unknown == .unknownKey(what: "shape", rule: "rate=1mbit,speed=2mbit", item: "speed=2mbit", allowed: ["rate=", "latency=", "jitter=", "scope="]))
+        #expect(
+            unknown
+                == .unknownKey(
+                    what: "shape", rule: "rate=1mbit,speed=2mbit", item: "speed=2mbit",
+                    allowed: ["rate=", "latency=", "jitter=", "scope="]))
         #expect(unknown.description.contains("\"speed=2mbit\" is not a known key: the keys are \(keys)"))
 
         let repeated = try #require(shapeError("rate=1mbit, rate=2mbit"))
-        guard case .repeatedKey(_, _, let item, _) = repeated else { Issue.record("\(repeated)"); return }
+        guard case .repeatedKey(_, _, let item, _) = repeated else {
+            Issue.record("\(repeated)")
+            return
+        }
         #expect(item == "rate=2mbit")
         #expect(repeated.description.contains("rate=1mbit, rate=2mbit"))
         #expect(repeated.description.contains(keys))
 
         let noValue = try #require(shapeError("rate"))
-        guard case .missingValue(_, _, let bare, _) = noValue else { Issue.record("\(noValue)"); return }
+        guard case .missingValue(_, _, let bare, _) = noValue else {
+            Issue.record("\(noValue)")
+            return
+        }
         #expect(bare == "rate")
         #expect(noValue.description.contains("\"rate\" has no value"))
 
         let empty = try #require(shapeError("latency=10ms,rate= "))
-        guard case .emptyValue(_, let rule, let emptyItem, _) = empty else { Issue.record("\(empty)"); return }
+        guard case .emptyValue(_, let rule, let emptyItem, _) = empty else {
+            Issue.record("\(empty)")
+            return
+        }
         #expect(rule == "latency=10ms,rate=")
         #expect(emptyItem == "rate=")
         #expect(empty.description.contains(keys))
 
         let offAndMore = try #require(shapeError("off,rate=1mbit"))
-        guard case .unknownKey(_, _, let offItem, _) = offAndMore else { Issue.record("\(offAndMore)"); return }
+        guard case .unknownKey(_, _, let offItem, _) = offAndMore else {
+            Issue.record("\(offAndMore)")
+            return
+        }
         #expect(offItem == "off")
     }
 
     @Test(arguments: ["", "  ", " , ,"])
     func anEmptyShapeIsAnError(text: String) throws {
         let error = try #require(shapeError(text))
-        guard case .empty(let what, _) = error else { Issue.record("\(error)"); return }
+        guard case .empty(let what, _) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(what == "shape")
         #expect(error.description.contains("rate=2mbit,latency=80ms"))
         #expect(error.description.contains("off"))
@@ -147,6 +171,8 @@ struct LabShapeSpecTests {
             #expect(error.description.contains("leave rate= out"))
         }
         // A refusal worded by the caller is printed as it is.
-        #expect(LabSpecError.conflict("scope=connection: the scope is fixed when record starts").description == "scope=connection: the scope is fixed when record starts")
+        #expect(
+            LabSpecError.conflict("scope=connection: the scope is fixed when record starts").description
+                == "scope=connection: the scope is fixed when record starts")
     }
 }

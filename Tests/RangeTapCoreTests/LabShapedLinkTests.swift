@@ -89,7 +89,10 @@ struct LabShapedLinkTests {
         #expect(departures.sorted() == (1...100).map { Int64($0) * 10 * ms })
     }
 
-    @Test(arguments: [("rate=100kbit", 1460), ("rate=8mbit", 5000), ("rate=100mbit", 62_500), ("rate=1gbit", 65_536), ("latency=10ms", Int.max), ("off", Int.max)])
+    @Test(arguments: [
+        ("rate=100kbit", 1460), ("rate=8mbit", 5000), ("rate=100mbit", 62_500), ("rate=1gbit", 65_536),
+        ("latency=10ms", Int.max), ("off", Int.max),
+    ])
     func slicesAreAboutFiveMillisecondsOfTheRate(text: String, bytes: Int) throws {
         #expect(ShapedLink(spec: try spec(text), startNs: 0, seed: 1).sliceBytes == bytes)
     }

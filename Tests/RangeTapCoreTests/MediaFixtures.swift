@@ -8,9 +8,11 @@ enum MediaFixtures {
     static let origin = "https://media.test/vod/"
 
     /// ffmpeg's inputs: 12 s of picture and tone.
-    static let source = ["-hide_banner", "-loglevel", "error", "-y",
-                         "-f", "lavfi", "-i", "testsrc=duration=12:size=320x180:rate=25",
-                         "-f", "lavfi", "-i", "sine=duration=12"]
+    static let source = [
+        "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", "testsrc=duration=12:size=320x180:rate=25",
+        "-f", "lavfi", "-i", "sine=duration=12",
+    ]
     /// The encoders: H.264 with a key frame every 2 s, AAC.
     static let codecs = ["-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac"]
 
@@ -18,7 +20,9 @@ enum MediaFixtures {
     static func make(_ label: String, _ arguments: [String]) throws -> String {
         let dir = Paths.temporaryDirectory(label)
         let result = try runCommand(try Paths.tool("ffmpeg"), arguments, directory: dir, timeout: 180)
-        guard result.status == 0 else { throw TestFailure("ffmpeg \(arguments.joined(separator: " ")) failed: \(result.stderr)") }
+        guard result.status == 0 else {
+            throw TestFailure("ffmpeg \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+        }
         return dir
     }
 
@@ -40,8 +44,10 @@ enum MediaFixtures {
 
     /// The duration ffprobe reads from the container at `path`, seconds.
     static func probedDuration(_ path: String) throws -> Double {
-        let result = try runCommand(try Paths.tool("ffprobe"), ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
-        guard result.status == 0, let seconds = Double(result.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let result = try runCommand(
+            try Paths.tool("ffprobe"), ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+        guard result.status == 0, let seconds = Double(result.text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw TestFailure("ffprobe \(path) failed: \(result.stderr) \(result.text)")
         }
         return seconds

@@ -15,11 +15,15 @@ struct MultipartByterangesScalingTests {
         // Counted, not timed: quadratic, the delimiter searches looked at about count/2 times
         // the body (each part searched to the end for a CRLF delimiter); linear, at most twice
         // it (one pass per delimiter kind).
-        #expect(scanned <= 2 * body.count, "the delimiter searches looked at \(scanned) offsets of a \(body.count)-byte body")
+        #expect(
+            scanned <= 2 * body.count,
+            "the delimiter searches looked at \(scanned) offsets of a \(body.count)-byte body")
     }
 
     @Test func aCRLFDelimiterStillWinsOverAnEarlierBareLFLookalike() throws {
-        let body = Array("--B\r\nContent-Range: bytes 0-5/7\r\n\r\na\n--Bx\r\n--B\r\nContent-Range: bytes 6-6/7\r\n\r\nb\r\n--B--\r\n".utf8)
+        let body = Array(
+            "--B\r\nContent-Range: bytes 0-5/7\r\n\r\na\n--Bx\r\n--B\r\nContent-Range: bytes 6-6/7\r\n\r\nb\r\n--B--\r\n"
+                .utf8)
         let parts = try MultipartByteranges.parse(body, boundary: "B").get().parts
         #expect(parts.map(\.body) == [Array("a\n--Bx".utf8), Array("b".utf8)])
         #expect(parts.map(\.contentRange) == ["bytes 0-5/7", "bytes 6-6/7"])

@@ -20,13 +20,20 @@ struct ProxySelectionTests {
     @Test func theFlagWinsAndNoProxyBypasses() {
         #expect(pick("http://a.test/x", flag: "http://f:1", ["http_proxy": "http://p:1"]) == "http://f:1")
         #expect(pick("http://a.test/x", flag: "", ["http_proxy": "http://p:1"]) == nil, "-x \"\" goes direct")
-        #expect(pick("http://a.test/x", flag: "http://f:1", ["no_proxy": "*"]) == "http://f:1", "only --noproxy bypasses -x")
+        #expect(
+            pick("http://a.test/x", flag: "http://f:1", ["no_proxy": "*"]) == "http://f:1", "only --noproxy bypasses -x"
+        )
         #expect(pick("http://a.test/x", flag: "http://f:1", noProxy: "a.test", [:]) == nil)
         #expect(pick("http://cdn.a.test/x", ["http_proxy": "http://p:1", "no_proxy": ".a.test"]) == nil)
         #expect(pick("http://cdn.a.test/x", ["http_proxy": "http://p:1", "NO_PROXY": "a.test:80"]) == nil)
-        #expect(pick("http://ba.test/x", ["http_proxy": "http://p:1", "no_proxy": "a.test"]) == "http://p:1", "a suffix is not a domain")
-        #expect(pick("http://a.test/x", noProxy: "other.test", ["http_proxy": "http://p:1", "no_proxy": "*"]) == "http://p:1", "--noproxy overrides no_proxy")
+        #expect(
+            pick("http://ba.test/x", ["http_proxy": "http://p:1", "no_proxy": "a.test"]) == "http://p:1",
+            "a suffix is not a domain")
+        #expect(
+            pick("http://a.test/x", noProxy: "other.test", ["http_proxy": "http://p:1", "no_proxy": "*"])
+                == "http://p:1", "--noproxy overrides no_proxy")
         #expect(pick("http://[::1]:8/x", ["http_proxy": "http://p:1", "no_proxy": "[::1]"]) == nil)
-        #expect(pick("http://user:pw@A.TEST:8/x", ["http_proxy": "http://p:1", "no_proxy": " x.test , a.test "]) == nil)
+        #expect(
+            pick("http://user:pw@A.TEST:8/x", ["http_proxy": "http://p:1", "no_proxy": " x.test , a.test "]) == nil)
     }
 }

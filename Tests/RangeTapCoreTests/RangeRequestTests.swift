@@ -236,7 +236,9 @@ struct RangeRequestTests {
             #expect(parsed.headerValue == text)
 
             // The same value with optional whitespace around specs and commas parses the same.
-            let spaced = request.unit + "=" + text.split(separator: "=", maxSplits: 1)[1]
+            let spaced =
+                request.unit + "="
+                + text.split(separator: "=", maxSplits: 1)[1]
                 .split(separator: ",").map { " \t\($0) " }.joined(separator: ",")
             #expect(try RangeRequest.parse(spaced) == request, "iteration \(iteration): \(spaced)")
             if parsed != request { break }

@@ -14,11 +14,14 @@ struct ResponseHeadAssemblerTests {
     @Test func earlyHintsThenPartialContent() {
         var a = ResponseHeadAssembler()
         let hints = ["HTTP/1.1 103 Early Hints\r\n", "Link: </style.css>; rel=preload\r\n", "\r\n"]
-        let final = ["HTTP/1.1 206 Partial Content\r\n", "Content-Range: bytes 0-1/1000\r\n", "content-length: 2\r\n", "\r\n"]
-        #expect(feed(&a, hints + final) == [
-            .none, .none, .interim(head(hints)),
-            .none, .none, .none, .final(head(final)),
-        ])
+        let final = [
+            "HTTP/1.1 206 Partial Content\r\n", "Content-Range: bytes 0-1/1000\r\n", "content-length: 2\r\n", "\r\n",
+        ]
+        #expect(
+            feed(&a, hints + final) == [
+                .none, .none, .interim(head(hints)),
+                .none, .none, .none, .final(head(final)),
+            ])
         #expect(a.finalReceived)
         #expect(a.trailers.isEmpty)
         #expect(a.pending.isEmpty)
@@ -46,7 +49,9 @@ struct ResponseHeadAssemblerTests {
         #expect(a.add(HeaderLine(raw: "\r\n")) == .interim(head(["HTTP/1.1 100 Continue\r\n", "\r\n"])))
         _ = feed(&a, ["HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n"])
         #expect(a.pending == lines(["HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n"]))
-        #expect(a.add(HeaderLine(raw: "\r\n")) == .interim(head(["HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n"])))
+        #expect(
+            a.add(HeaderLine(raw: "\r\n"))
+                == .interim(head(["HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n"])))
         _ = a.add(HeaderLine(raw: "HTTP/1.1 204 No Content\r\n"))
         #expect(a.add(HeaderLine(raw: "\r\n")) == .final(head(["HTTP/1.1 204 No Content\r\n", "\r\n"])))
     }
@@ -60,7 +65,8 @@ struct ResponseHeadAssemblerTests {
 
     @Test func trailersAfterTheFinalHeadAreCollected() {
         var a = ResponseHeadAssembler()
-        let outputs = feed(&a, ["HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n", "Trailer: X-Checksum\r\n", "\r\n"])
+        let outputs = feed(
+            &a, ["HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n", "Trailer: X-Checksum\r\n", "\r\n"])
         #expect(outputs.dropLast().allSatisfy { $0 == .none })
         guard case .final(let h)? = outputs.last, h.status == 200 else {
             Issue.record("expected the final head")
@@ -86,7 +92,9 @@ struct ResponseHeadAssemblerTests {
 
     @Test func namesValuesAndReasonStayAsSent() throws {
         var a = ResponseHeadAssembler()
-        let raw = ["HTTP/1.1 206 Partial  Content Here\r\n", "content-range:   bytes 0-1/10 \t\r\n", "X-CaSe: v\r\n", "\r\n"]
+        let raw = [
+            "HTTP/1.1 206 Partial  Content Here\r\n", "content-range:   bytes 0-1/10 \t\r\n", "X-CaSe: v\r\n", "\r\n",
+        ]
         guard case .final(let h)? = feed(&a, raw).last else {
             Issue.record("expected the final head")
             return
@@ -103,7 +111,10 @@ struct ResponseHeadAssemblerTests {
 
     @Test func foldedAndMalformedLinesStayInTheHead() {
         var a = ResponseHeadAssembler()
-        let raw = ["HTTP/1.1 200 OK\r\n", "X-Long: a\r\n", " continued\r\n", "no colon here\r\n", "Bad Name: x\r\n", "Content-Range : bytes 0-1/2\r\n", "\r\n"]
+        let raw = [
+            "HTTP/1.1 200 OK\r\n", "X-Long: a\r\n", " continued\r\n", "no colon here\r\n", "Bad Name: x\r\n",
+            "Content-Range : bytes 0-1/2\r\n", "\r\n",
+        ]
         let outputs = feed(&a, raw)
         #expect(outputs.dropLast().allSatisfy { $0 == .none }, "a folded or malformed line ends no head")
         #expect(outputs.last == .final(head(raw)))
@@ -139,7 +150,10 @@ struct StatusLineTests {
         #expect(StatusLine.status(of: HeaderLine(raw: "HTTP/2 103\r\n")) == 103)
     }
 
-    @Test(arguments: ["garbage\r\n", "", "\r\n", "HTTP/1.1\r\n", "HTTP/1.1 abc OK\r\n", "Content-Length: 5\r\n", "HTTP/1.1 2000000000000000000000 OK\r\n"])
+    @Test(arguments: [
+        "garbage\r\n", "", "\r\n", "HTTP/1.1\r\n", "HTTP/1.1 abc OK\r\n", "Content-Length: 5\r\n",
+        "HTTP/1.1 2000000000000000000000 OK\r\n",
+    ])
     func statusOfGarbageIsZero(raw: String) {
         #expect(StatusLine.status(of: HeaderLine(raw: raw)) == 0)
         #expect(StatusLine(HeaderLine(raw: raw)) == nil)

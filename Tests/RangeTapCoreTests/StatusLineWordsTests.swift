@@ -7,10 +7,19 @@ import Testing
 struct StatusLineWordsTests {
     @Test func asciiWordsAreTheCharacterSplit() {
         var generator = SeededGenerator(seed: 0x57A7)
-        let pieces = [" ", " ", "  ", "HTTP/", "HTTP/1.1", "HTTP/2", "http/", "200", "206", "1xx", "-1", "+200", "+", "-", "0", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "OK", "Partial Content", "\t", "\r", "\n", "\r\n", "x"]
-        var lines = ["", " ", "   ", "HTTP/1.1", "HTTP/1.1 200", "HTTP/1.1 200 ", "HTTP/1.1 200   ", "HTTP/1.1  200 OK", " HTTP/1.1 200 OK", "HTTP/1.1 200  OK  x", "a  b  c  d", " a "]
+        let pieces = [
+            " ", " ", "  ", "HTTP/", "HTTP/1.1", "HTTP/2", "http/", "200", "206", "1xx", "-1", "+200", "+", "-", "0",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "OK", "Partial Content", "\t", "\r",
+            "\n", "\r\n", "x",
+        ]
+        var lines = [
+            "", " ", "   ", "HTTP/1.1", "HTTP/1.1 200", "HTTP/1.1 200 ", "HTTP/1.1 200   ", "HTTP/1.1  200 OK",
+            " HTTP/1.1 200 OK", "HTTP/1.1 200  OK  x", "a  b  c  d", " a ",
+        ]
         for _ in 0..<20_000 {
-            lines.append((0..<Int.random(in: 0...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+            lines.append(
+                (0..<Int.random(in: 0...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                    .joined())
         }
         for text in lines {
             let content = Substring(text)
@@ -18,16 +27,24 @@ struct StatusLineWordsTests {
             #expect(ascii == StatusLine.characterWords(content), Comment(rawValue: String(reflecting: text)))
             let line = StatusLine(HeaderLine(raw: text + "\r\n"))
             let reference = StatusLineWordsTests.reference(text)
-            #expect(line?.version == reference?.0 && line?.status == reference?.1 && line?.reason == reference?.2, Comment(rawValue: String(reflecting: text)))
+            #expect(
+                line?.version == reference?.0 && line?.status == reference?.1 && line?.reason == reference?.2,
+                Comment(rawValue: String(reflecting: text)))
         }
     }
 
     @Test func decimalsParseAsInt() {
         var generator = SeededGenerator(seed: 0xDEC)
-        var texts = ["", "+", "-", "0", "-0", "+0", "00200", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1 ", " 1", "1a", "++1", "+-1"]
+        var texts = [
+            "", "+", "-", "0", "-0", "+0", "00200", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775808", "-9223372036854775809", "1 ", " 1", "1a", "++1", "+-1",
+        ]
         let digits = Array("0123456789+- x")
         for _ in 0..<20_000 {
-            texts.append(String((0..<Int.random(in: 0...21, using: &generator)).map { _ in digits.randomElement(using: &generator)! }))
+            texts.append(
+                String(
+                    (0..<Int.random(in: 0...21, using: &generator)).map { _ in digits.randomElement(using: &generator)!
+                    }))
         }
         for text in texts {
             #expect(StatusLine.decimal(Substring(text).utf8) == Int(text), Comment(rawValue: String(reflecting: text)))

@@ -32,7 +32,10 @@ struct URLRedactionTests {
 
     @Test func everyURLInAMessageIsRedacted() {
         let message = "request for http://a:one@127.0.0.1:8080/x points at \"https://b:two@h/\"; see http://plain/"
-        #expect(URLRedaction.redactingURLPasswords(inText: message) == "request for http://a:<redacted>@127.0.0.1:8080/x points at \"https://b:<redacted>@h/\"; see http://plain/")
+        #expect(
+            URLRedaction.redactingURLPasswords(inText: message)
+                == "request for http://a:<redacted>@127.0.0.1:8080/x points at \"https://b:<redacted>@h/\"; see http://plain/"
+        )
         #expect(URLRedaction.redactingURLPasswords(inText: "no urls: a:b@c") == "no urls: a:b@c")
     }
 }

@@ -19,7 +19,8 @@ import Testing
         var generator = SeededGenerator(seed: 0x15_08_601)
         var instants: [Int64] = [0, 86_399_999_000, 86_400_000_000, 68_169_600_000_000, 946_684_799_999_000]
         for _ in 0..<2000 {
-            instants.append(Int64.random(in: -6_000_000_000_000_000...7_000_000_000_000_000, using: &generator) / 1000 * 1000)
+            instants.append(
+                Int64.random(in: -6_000_000_000_000_000...7_000_000_000_000_000, using: &generator) / 1000 * 1000)
         }
         for micros in instants {
             let expected = formatter.string(from: Date(timeIntervalSince1970: Double(micros / 1000) / 1e3))

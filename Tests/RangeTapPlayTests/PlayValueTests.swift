@@ -33,13 +33,17 @@ struct PlayValueTests {
     @Test func a416ForARangeInsideTheResourceIsABadStatusButSeekyGoesOn() throws {
         var script = PlayerScript(pattern: .seeky, readBytes: 100, seed: 4)
         _ = script.next(after: nil)
-        let planned = script.next(after: FetchOutcome(status: 206, contentRange: "bytes 0-1/5000", bytesRead: 2, end: .complete))
+        let planned = script.next(
+            after: FetchOutcome(status: 206, contentRange: "bytes 0-1/5000", bytesRead: 2, end: .complete))
         let seek = try #require(planned)
         #expect(seek.purpose == .seek)
-        let next = script.next(after: FetchOutcome(status: 416, contentRange: "bytes */5000", bytesRead: 0, end: .complete))
+        let next = script.next(
+            after: FetchOutcome(status: 416, contentRange: "bytes */5000", bytesRead: 0, end: .complete))
         #expect(next?.purpose == .seek, "a seek answered badly does not end the session")
         #expect(script.problems.map(\.kind) == [.badStatus])
-        #expect(script.problems[0].message == "answered 416 to Range: \(seek.rangeHeader) although the range starts inside the resource")
+        #expect(
+            script.problems[0].message
+                == "answered 416 to Range: \(seek.rangeHeader) although the range starts inside the resource")
         #expect(script.problems[0].step == 2)
         #expect(script.steps[1].problem == script.problems[0].message)
     }
@@ -47,7 +51,11 @@ struct PlayValueTests {
     @Test func noResponseEndsTheScript() {
         var script = PlayerScript(pattern: .avplayer)
         _ = script.next(after: nil)
-        #expect(script.next(after: FetchOutcome(status: nil, bytesRead: 0, end: .failed, failure: "Recv failure: Connection reset by peer", curlCode: 56)) == nil)
+        #expect(
+            script.next(
+                after: FetchOutcome(
+                    status: nil, bytesRead: 0, end: .failed, failure: "Recv failure: Connection reset by peer",
+                    curlCode: 56)) == nil)
         #expect(script.isFinished)
         #expect(script.problems.map(\.kind) == [.transferFailed])
         #expect(script.problems[0].message == "no response to Range: bytes=0-1: Recv failure: Connection reset by peer")
@@ -60,18 +68,28 @@ struct PlayValueTests {
         var script = PlayerScript(pattern: .avplayer, readBytes: 1000)
         _ = script.next(after: nil)
         _ = script.next(after: FetchOutcome(status: 206, contentRange: "bytes 0-1/50000", bytesRead: 2, end: .complete))
-        let after = script.next(after: FetchOutcome(status: 206, contentRange: "bytes 0-49999/50000", bytesRead: 700, end: .failed, failure: "transfer closed with 49300 bytes remaining to read"))
+        let after = script.next(
+            after: FetchOutcome(
+                status: 206, contentRange: "bytes 0-49999/50000", bytesRead: 700, end: .failed,
+                failure: "transfer closed with 49300 bytes remaining to read"))
         #expect(after == nil)
         #expect(script.problems.map(\.kind) == [.transferFailed])
-        #expect(script.problems[0].message == "the transfer of Range: bytes=0- failed after 700 body bytes: transfer closed with 49300 bytes remaining to read")
+        #expect(
+            script.problems[0].message
+                == "the transfer of Range: bytes=0- failed after 700 body bytes: transfer closed with 49300 bytes remaining to read"
+        )
         #expect(script.steps.map(\.end) == [.complete, .failed])
     }
 
     @Test func aProbeWithAnUnusableContentRangeEndsTheScript() {
-        for (contentRange, words) in [("bytes */5000", "is the unsatisfied form"), ("bytes 0-9/5", "ends past the total length")] {
+        for (contentRange, words) in [
+            ("bytes */5000", "is the unsatisfied form"), ("bytes 0-9/5", "ends past the total length"),
+        ] {
             var script = PlayerScript(pattern: .avplayer)
             _ = script.next(after: nil)
-            #expect(script.next(after: FetchOutcome(status: 206, contentRange: contentRange, bytesRead: 2, end: .complete)) == nil, "\(contentRange)")
+            #expect(
+                script.next(after: FetchOutcome(status: 206, contentRange: contentRange, bytesRead: 2, end: .complete))
+                    == nil, "\(contentRange)")
             #expect(script.problems.map(\.kind) == [.wrongContentRange])
             #expect(script.problems.first?.message.contains(words) == true, "\(script.problems)")
             #expect(script.contentLength == nil)
@@ -121,16 +139,23 @@ struct PlayValueTests {
     }
 
     @Test func errorsNameTheRemedy() {
-        #expect(PlayError.badURL("movie.mp4").description.contains("movie.mp4 is not an absolute http:// or https:// URL"))
+        #expect(
+            PlayError.badURL("movie.mp4").description.contains("movie.mp4 is not an absolute http:// or https:// URL"))
         #expect(PlayError.badReadBytes(0).description.contains("--chunk-bytes"))
-        let direct = PlayError.unreachable(url: "http://127.0.0.1:9/a", proxy: nil, curlCode: 7, message: "Failed to connect")
+        let direct = PlayError.unreachable(
+            url: "http://127.0.0.1:9/a", proxy: nil, curlCode: 7, message: "Failed to connect")
         #expect(direct.curlCode == 7)
-        #expect(direct.description == "cannot fetch http://127.0.0.1:9/a: Failed to connect (libcurl error 7); check that the server runs and the URL is right")
-        let proxied = PlayError.unreachable(url: "http://a/b", proxy: "http://127.0.0.1:8080", curlCode: 7, message: "Failed to connect")
+        #expect(
+            direct.description
+                == "cannot fetch http://127.0.0.1:9/a: Failed to connect (libcurl error 7); check that the server runs and the URL is right"
+        )
+        let proxied = PlayError.unreachable(
+            url: "http://a/b", proxy: "http://127.0.0.1:8080", curlCode: 7, message: "Failed to connect")
         #expect(proxied.description.contains("through the proxy http://127.0.0.1:8080"))
         #expect(proxied.description.hasSuffix("check that the proxy (rangetap record) runs and the URL is right"))
         #expect(PlayError.noResponse(url: "http://a/b", seconds: 30).curlCode == nil)
-        #expect(PlayError.noResponse(url: "http://a/b", seconds: 30).description.contains("no response head within 30 s"))
+        #expect(
+            PlayError.noResponse(url: "http://a/b", seconds: 30).description.contains("no response head within 30 s"))
     }
 
     @Test func badArgumentsFailBeforeAnythingIsSent() async {

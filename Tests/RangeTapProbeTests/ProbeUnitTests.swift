@@ -23,19 +23,27 @@ import RangeTapCore
         #expect(young.age == 59)
         #expect(young.weakness?.contains("only 59 s before the response's Date") == true)
         #expect(DateStrength(lastModified: lm, date: nil).weakness?.contains("no Date") == true)
-        #expect(DateStrength(lastModified: lm, date: "yesterday").weakness?.contains("\"yesterday\" is not an IMF-fixdate") == true)
-        #expect(DateStrength(lastModified: "Sunday, 06-Nov-94 08:49:37 GMT", date: "Sun, 06 Nov 1994 09:49:37 GMT").weakness?.contains("is not an IMF-fixdate") == true)
+        #expect(
+            DateStrength(lastModified: lm, date: "yesterday").weakness?.contains("\"yesterday\" is not an IMF-fixdate")
+                == true)
+        #expect(
+            DateStrength(lastModified: "Sunday, 06-Nov-94 08:49:37 GMT", date: "Sun, 06 Nov 1994 09:49:37 GMT")
+                .weakness?.contains("is not an IMF-fixdate") == true)
     }
 
     @Test func multipartBodySplitsIntoParts() throws {
-        let body = Array("\r\n--XYZ\r\nContent-Type: video/mp4\r\nContent-Range: bytes 0-0/100\r\n\r\nA\r\n--XYZ\r\nContent-Range: bytes 5-7/100\r\n\r\nBCD\r\n--XYZ--\r\n".utf8)
+        let body = Array(
+            "\r\n--XYZ\r\nContent-Type: video/mp4\r\nContent-Range: bytes 0-0/100\r\n\r\nA\r\n--XYZ\r\nContent-Range: bytes 5-7/100\r\n\r\nBCD\r\n--XYZ--\r\n"
+                .utf8)
         let parsed = try MultipartByteranges.parse(body, boundary: "XYZ").get()
         #expect(parsed.parts.count == 2)
         #expect(parsed.parts[0].contentRange == "bytes 0-0/100")
         #expect(parsed.parts[0].body == Array("A".utf8))
         #expect(parsed.parts[1].body == Array("BCD".utf8))
         #expect(MultipartByteranges.boundary(contentType: "multipart/byteranges; boundary=\"a b\"") == "a b")
-        #expect(MultipartByteranges.boundary(contentType: "multipart/byteranges;boundary=00000000000000000001") == "00000000000000000001")
+        #expect(
+            MultipartByteranges.boundary(contentType: "multipart/byteranges;boundary=00000000000000000001")
+                == "00000000000000000001")
     }
 
     @Test func unterminatedMultipartIsAnError() {
@@ -74,7 +82,8 @@ import RangeTapCore
     }
 
     @Test func headerSpellingWrapperFindsOddCase() {
-        let lines = ["HTTP/1.1 206 Partial Content\r\n", "Content-range: bytes 0-1/10\r\n", "\r\n"].map(HeaderLine.init(raw:))
+        let lines = ["HTTP/1.1 206 Partial Content\r\n", "Content-range: bytes 0-1/10\r\n", "\r\n"].map(
+            HeaderLine.init(raw:))
         let findings = HeaderSpelling.findings(in: lines)
         #expect(findings.map(\.code) == ["header-case"])
         #expect(HeaderSpelling.usualSpelling(of: "content-range") == "Content-Range")

@@ -19,7 +19,9 @@ struct BodyBudgetTests {
         #expect(a.admit(60))
         #expect(a.admit(60))  // 60 < 100: admitted, the budget overshoots by one chunk
         #expect(budget.bytesHeld == 120)
-        #expect(b.admit(10), "b has nothing in flight: one read goes whatever the budget, so a spent budget never stalls a reader")
+        #expect(
+            b.admit(10),
+            "b has nothing in flight: one read goes whatever the budget, so a spent budget never stalls a reader")
         #expect(!b.admit(10), "a second read waits for room")
         #expect(b.isPaused && budget.waitingCount == 1)
         #expect(!a.complete(10), "120: still no room")
@@ -103,7 +105,10 @@ struct BodyBudgetTests {
         }
         let consumer = Thread {
             while done.load(ordering: .acquiring) < producers || !queue.withLock({ $0.isEmpty }) {
-                let batch = queue.withLock { q -> [(FlowControl, Int)] in defer { q.removeAll() }; return q }
+                let batch = queue.withLock { q -> [(FlowControl, Int)] in
+                    defer { q.removeAll() }
+                    return q
+                }
                 for (f, n) in batch {
                     if f.complete(n), let i = flows.firstIndex(where: { $0 === f }) { gates[i].signal() }
                 }

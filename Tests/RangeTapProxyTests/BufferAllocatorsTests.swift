@@ -37,7 +37,8 @@ import Testing
         #expect(Int(bitPattern: base - 16) % Self.page == 0, "a mapping of its own starts on a page")
         #expect(Self.residentPages(base: base, capacity: buffer.capacity) == 1)
         buffer.writeBytes(Array(repeating: 0x5A, count: 32 * 1024 - 300))
-        #expect(Self.residentPages(base: base, capacity: buffer.capacity) == (32 * 1024 + 16 + Self.page - 1) / Self.page)
+        #expect(
+            Self.residentPages(base: base, capacity: buffer.capacity) == (32 * 1024 + 16 + Self.page - 1) / Self.page)
     }
     #endif
 
@@ -55,7 +56,9 @@ import Testing
         let before = buffer
         buffer.setInteger(UInt8(0), at: 0)
         #expect(Array(before.readableBytesView) == bytes, "the copy on write left the original as it was")
-        #expect(buffer.getInteger(at: 0, as: UInt8.self) == 0 && Array(buffer.readableBytesView.dropFirst()) == Array(bytes.dropFirst()))
+        #expect(
+            buffer.getInteger(at: 0, as: UInt8.self) == 0
+                && Array(buffer.readableBytesView.dropFirst()) == Array(bytes.dropFirst()))
     }
 
     /// A freed round waits for the next of its size: the same block comes back, and the pool
@@ -120,7 +123,10 @@ import Testing
         let small = try #require(cmalloc_pool_take(&pool, 40_000))
         for i in 0..<40_000 { small.storeBytes(of: UInt8(truncatingIfNeeded: i * 31), toByteOffset: i, as: UInt8.self) }
         let grown = try #require(cmalloc_pool_resize(&pool, small, 40_000, 128 * 1024))
-        #expect((0..<40_000).allSatisfy { grown.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 * 31) })
+        #expect(
+            (0..<40_000).allSatisfy {
+                grown.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 * 31)
+            })
         cmalloc_pool_give(&pool, grown)
 
         let bytes = (0..<(300 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 40_503 >> 7) }

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 @testable import RangeTapProxy
+import RangeTapTestSupport
 import Testing
 
 /// `ClientProtocolErrorHandler` behind NIO's HTTP/1.1 decoder on an `EmbeddedChannel`: what a
@@ -51,8 +52,12 @@ import Testing
         send("GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n", to: channel)
         let reply = try channel.writtenText()
         let body = "rangetap: \(ClientRequestError.headTooLarge)\n"
-        #expect(reply == "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
-        #expect(recorder.errors.map { $0 as? HTTPParserError } == [.headerOverflow], "the error goes on to ProxyHandler")
+        #expect(
+            reply
+                == "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+                + body)
+        #expect(
+            recorder.errors.map { $0 as? HTTPParserError } == [.headerOverflow], "the error goes on to ProxyHandler")
         _ = try? channel.finish()
     }
 
@@ -80,7 +85,8 @@ import Testing
         let (channel, recorder) = try channel()
         send("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc", to: channel)
         channel.pipeline.fireChannelInactive()
-        let left = try #require(recorder.errors.compactMap { $0 as? ClientLeftMidRequest }.first, "\(recorder.errors)")
+        let left = try #require(
+            recorder.errors.compactMap { $0 as? ClientLeftMidRequest }.first, "\(String(describing: recorder.errors))")
         #expect(left == ClientLeftMidRequest(declared: 10, chunked: false, received: 3, afterHead: true))
         #expect(left.description.contains("(3 of 10 bytes received)"))
         #expect(try channel.writtenText().isEmpty, "nothing is answered to a client that left")
@@ -91,9 +97,12 @@ import Testing
         let (channel, recorder) = try channel()
         send("GET /a HTTP/1.1\r\nHo", to: channel)
         channel.pipeline.fireChannelInactive()
-        let left = try #require(recorder.errors.compactMap { $0 as? ClientLeftMidRequest }.first, "\(recorder.errors)")
+        let left = try #require(
+            recorder.errors.compactMap { $0 as? ClientLeftMidRequest }.first, "\(String(describing: recorder.errors))")
         #expect(!left.afterHead)
-        #expect(left.description == "the client closed the connection in the middle of a request head; nothing was forwarded")
+        #expect(
+            left.description
+                == "the client closed the connection in the middle of a request head; nothing was forwarded")
         #expect(try channel.writtenText().isEmpty)
         _ = try? channel.finish()
     }

@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 @testable import RangeTapProxy
 import RangeTapCore
+import RangeTapTestSupport
 import Testing
 
 /// `ClientResponseEncoder` alone on an `EmbeddedChannel`: a proxied head goes out as the bytes
@@ -20,7 +21,9 @@ import Testing
     }
 
     /// A head the proxy builds itself; the slot is empty, so it is serialized.
-    private func ownHead(_ status: HTTPResponseStatus, _ headers: HTTPHeaders = [:], version: HTTPVersion = .http1_1) -> HTTPServerResponsePart {
+    private func ownHead(
+        _ status: HTTPResponseStatus, _ headers: HTTPHeaders = [:], version: HTTPVersion = .http1_1
+    ) -> HTTPServerResponsePart {
         .head(HTTPResponseHead(version: version, status: status, headers: headers))
     }
 
@@ -50,7 +53,9 @@ import Testing
         try channel.writeOutbound(body(String(repeating: "x", count: 300)))
         slot.trailers = ["X-Checksum: 42\r\n"]
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
-        #expect(try channel.writtenText() == raw + "5\r\nhello\r\n" + "12c\r\n" + String(repeating: "x", count: 300) + "\r\n" + "0\r\nX-Checksum: 42\r\n\r\n")
+        #expect(
+            try channel.writtenText() == raw + "5\r\nhello\r\n" + "12c\r\n" + String(repeating: "x", count: 300)
+                + "\r\n" + "0\r\nX-Checksum: 42\r\n\r\n")
         #expect(slot.trailers.isEmpty)
         _ = try? channel.finish()
     }
@@ -74,13 +79,16 @@ import Testing
         try channel.writeOutbound(ownHead(.badGateway, ["Content-Length": "3", "Connection": "close"]))
         try channel.writeOutbound(body("bad"))
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
-        #expect(try channel.writtenText() == "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad")
+        #expect(
+            try channel.writtenText() == "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad"
+        )
 
         // HTTP/1.1 without a length: chunked is added.
         try channel.writeOutbound(ownHead(.ok))
         try channel.writeOutbound(body("hi"))
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
-        #expect(try channel.writtenText() == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n")
+        #expect(
+            try channel.writtenText() == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n")
 
         // HTTP/1.0 without a length: the body ends with the connection, bytes as they are.
         try channel.writeOutbound(ownHead(.ok, version: .http1_0))

@@ -17,7 +17,9 @@ private func head(of action: ExchangeStateMachine.Action) -> ClientHead? {
     if case .writeHead(let h) = action { h } else { nil }
 }
 
-private let upstreamFields = ["Content-Type: video/mp4", "content-range: bytes 0-99/1000", "Content-Length: 100", "X-Custom: a", "x-custom: b"]
+private let upstreamFields = [
+    "Content-Type: video/mp4", "content-range: bytes 0-99/1000", "Content-Length: 100", "X-Custom: a", "x-custom: b",
+]
 private let upstreamHeaders = upstream("HTTP/1.1 206 Partial Content", upstreamFields)
 
 /// The text a client gets for `status` and `fields`.
@@ -38,11 +40,15 @@ struct ExchangeStateMachineTests {
 
     @Test func upstreamEndThenEveryByteAcknowledgedIsAnEnd() {
         var m = streaming()
-        #expect(m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100)) == .writeEnd(close: false, trailers: [], bodyEnded: false))
+        #expect(
+            m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100))
+                == .writeEnd(close: false, trailers: [], bodyEnded: false))
         #expect(m.takeRecord() == nil, "not before the client has the bytes")
         #expect(!m.isSettled)
         #expect(m.clientReceivedAll(ClientOutcome(t: 60, delivered: 100, measure: .complete, gone: false)) == .none)
-        #expect(m.takeRecord() == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .complete)))
+        #expect(
+            m.takeRecord()
+                == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .complete)))
         #expect(m.isSettled)
         #expect(m.takeRecord() == nil, "an event is handed out once")
     }
@@ -51,23 +57,37 @@ struct ExchangeStateMachineTests {
         var m = streaming()
         _ = m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100))
         #expect(m.clientClosed(ClientOutcome(t: 55, delivered: 40, measure: .tcpAcked, gone: true)) == .none)
-        #expect(m.takeRecord() == .cancel(CancelEvent(t: 55, exchange: 7, delivered: 40, received: 100, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+        #expect(
+            m.takeRecord()
+                == .cancel(
+                    CancelEvent(
+                        t: 55, exchange: 7, delivered: 40, received: 100, sendBuffer: nil, sha256: "",
+                        deliveredBy: .tcpAcked)))
     }
 
     @Test func clientClosingAfterItAcknowledgedEverythingIsAnEnd() {
         var m = streaming()
         _ = m.upstreamEnd(outcome: UpstreamOutcome(t: 50, received: 100))
         _ = m.clientClosed(ClientOutcome(t: 55, delivered: 100, measure: .tcpAcked, gone: true))
-        #expect(m.takeRecord() == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
+        #expect(
+            m.takeRecord()
+                == .end(EndEvent(t: 50, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
     }
 
     @Test func clientLeavingMidBodyAbortsAndSettlesWhenUpstreamStops() {
         var m = streaming()
-        #expect(m.clientClosed(ClientOutcome(t: 20, delivered: 30, measure: .tcpAcked, gone: true, sendBuffer: 4096)) == .cancelUpstream(delivered: 30))
+        #expect(
+            m.clientClosed(ClientOutcome(t: 20, delivered: 30, measure: .tcpAcked, gone: true, sendBuffer: 4096))
+                == .cancelUpstream(delivered: 30))
         #expect(m.takeRecord() == nil, "upstream has not stopped yet")
         // The aborted transfer reports back.
         #expect(m.upstreamFailed(message: "the client left", outcome: UpstreamOutcome(t: 25, received: 100)) == .none)
-        #expect(m.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 30, received: 100, sendBuffer: 4096, sha256: "", deliveredBy: .tcpAcked)))
+        #expect(
+            m.takeRecord()
+                == .cancel(
+                    CancelEvent(
+                        t: 20, exchange: 7, delivered: 30, received: 100, sendBuffer: 4096, sha256: "",
+                        deliveredBy: .tcpAcked)))
     }
 
     @Test func libcurlFinishingWhileTheClientLeavesIsJudgedByDelivery() {
@@ -75,32 +95,51 @@ struct ExchangeStateMachineTests {
         var all = streaming()
         _ = all.clientClosed(ClientOutcome(t: 20, delivered: 100, measure: .tcpAcked, gone: true))
         _ = all.upstreamEnd(outcome: UpstreamOutcome(t: 21, received: 100))
-        #expect(all.takeRecord() == .end(EndEvent(t: 21, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
+        #expect(
+            all.takeRecord()
+                == .end(EndEvent(t: 21, exchange: 7, bytes: 100, sha256: "", delivered: 100, deliveredBy: .tcpAcked)))
         var part = streaming()
         _ = part.clientClosed(ClientOutcome(t: 20, delivered: 60, measure: .tcpAcked, gone: true))
         _ = part.upstreamEnd(outcome: UpstreamOutcome(t: 21, received: 100))
-        #expect(part.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 60, received: 100, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+        #expect(
+            part.takeRecord()
+                == .cancel(
+                    CancelEvent(
+                        t: 20, exchange: 7, delivered: 60, received: 100, sendBuffer: nil, sha256: "",
+                        deliveredBy: .tcpAcked)))
     }
 
     @Test func anUpstreamFailureWithTheClientPresentIsRecordedAsTheError() {
-        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 100)
+        let failure = ErrorEvent(
+            t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 100)
         var m = streaming()
-        #expect(m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 100, failure: failure)) == .closeConnection)
+        #expect(
+            m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 100, failure: failure))
+                == .closeConnection)
         #expect(m.takeRecord() == .error(failure))
         #expect(m.isSettled && !m.awaitsClient, "the close that follows is not the machine's to hear")
     }
 
     @Test func anUpstreamFailureAfterTheClientLeftIsACancel() {
-        let failure = ErrorEvent(t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 80)
+        let failure = ErrorEvent(
+            t: 30, exchange: 7, connection: 3, kind: .upstream, message: "reset", curlCode: 56, received: 80)
         var m = streaming()
         _ = m.clientClosed(ClientOutcome(t: 20, delivered: 80, measure: .tcpAcked, gone: true))
         _ = m.upstreamFailed(message: "reset", outcome: UpstreamOutcome(t: 30, received: 80, failure: failure))
-        #expect(m.takeRecord() == .cancel(CancelEvent(t: 20, exchange: 7, delivered: 80, received: 80, sendBuffer: nil, sha256: "", deliveredBy: .tcpAcked)))
+        #expect(
+            m.takeRecord()
+                == .cancel(
+                    CancelEvent(
+                        t: 20, exchange: 7, delivered: 80, received: 80, sendBuffer: nil, sha256: "",
+                        deliveredBy: .tcpAcked)))
     }
 
     @Test func anUnusableHeadIsRecordedAsAnError() {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, exchange: 7, connection: 3)
-        guard case .respondWithError(.badGateway, _) = m.upstreamHead(lines: upstream("HTTP/1.1 200 O\rK", ["Content-Length: 5"])) else {
+        guard
+            case .respondWithError(.badGateway, _) = m.upstreamHead(
+                lines: upstream("HTTP/1.1 200 O\rK", ["Content-Length: 5"]))
+        else {
             Issue.record("a bare CR in the status line must be refused")
             return
         }
@@ -117,7 +156,8 @@ struct ExchangeStateMachineTests {
         #expect(m.state == .awaitingHead(interimRelayed: 0))
         let odd = upstream("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"])
         let h = try #require(head(of: m.upstreamHead(lines: odd)))
-        #expect(h.text == text("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"]))
+        #expect(
+            h.text == text("HTTP/1.1 206 Partial Stuff", ["X-Pad:  two spaces ", "X-Tab:\tv", "Content-Length: 100"]))
         #expect(h.framing == .contentLength)
         #expect(h.changes.isEmpty)
         guard case .streaming(let body) = m.state else {
@@ -160,7 +200,10 @@ struct ExchangeStateMachineTests {
 
     @Test func http10ClientWithoutContentLengthIsClosedToEndTheBody() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_0, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Content-Type: video/mp4", "Transfer-Encoding: chunked"]))))
+        let h = try #require(
+            head(
+                of: m.upstreamHead(
+                    lines: upstream("HTTP/1.1 200 OK", ["Content-Type: video/mp4", "Transfer-Encoding: chunked"]))))
         #expect(h.text == text("HTTP/1.1 200 OK", ["Content-Type: video/mp4"]))
         #expect(h.framing == .closeDelimited)
         #expect(m.upstreamBody(ByteBuffer(bytes: [9])) == .writeBody(ByteBuffer(bytes: [9]), last: false))
@@ -179,13 +222,25 @@ struct ExchangeStateMachineTests {
     /// the wire: `Transfer-Encoding: chunked\rX-Injected: 1` reached the client).
     @Test func aTransferEncodingLineWithABareCRIsNeverSentAsSpelled() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: chunked\rX-Injected: 1", "X-A: 1"]))))
+        let h = try #require(
+            head(
+                of: m.upstreamHead(
+                    lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: chunked\rX-Injected: 1", "X-A: 1"]))))
         #expect(h.text == text("HTTP/1.1 200 OK", ["X-A: 1", "Transfer-Encoding: chunked"]))
         #expect(h.framing == .chunked)
-        #expect(h.changes == [HeadChange(.bareCR, original: ["Transfer-Encoding: chunked\rX-Injected: 1\r\n"], replacement: "Transfer-Encoding: chunked\r\n")])
+        #expect(
+            h.changes == [
+                HeadChange(
+                    .bareCR, original: ["Transfer-Encoding: chunked\rX-Injected: 1\r\n"],
+                    replacement: "Transfer-Encoding: chunked\r\n")
+            ])
         // With a clean line beside it, the clean one is sent and the other stays dropped.
         var n = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        let both = try #require(head(of: n.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip\rX: 1", "transfer-encoding: chunked"]))))
+        let both = try #require(
+            head(
+                of: n.upstreamHead(
+                    lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip\rX: 1", "transfer-encoding: chunked"]))
+            ))
         #expect(both.text == text("HTTP/1.1 200 OK", ["transfer-encoding: chunked"]))
         #expect(both.changes == [HeadChange(.bareCR, original: ["Transfer-Encoding: gzip\rX: 1\r\n"])])
     }
@@ -195,13 +250,22 @@ struct ExchangeStateMachineTests {
     /// body rangetap frames in chunks).
     @Test func aFoldedTransferEncodingGoesBackJoined() throws {
         var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        let h = try #require(head(of: m.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip,", "\tchunked", "X-A: 1"]))))
+        let h = try #require(
+            head(
+                of: m.upstreamHead(
+                    lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding: gzip,", "\tchunked", "X-A: 1"]))))
         #expect(h.text == text("HTTP/1.1 200 OK", ["X-A: 1", "Transfer-Encoding: gzip, chunked"]))
         #expect(h.framing == .chunked)
-        #expect(h.changes == [HeadChange(.obsFold, original: ["Transfer-Encoding: gzip,\r\n", "\tchunked\r\n"], replacement: "Transfer-Encoding: gzip, chunked\r\n")])
+        #expect(
+            h.changes == [
+                HeadChange(
+                    .obsFold, original: ["Transfer-Encoding: gzip,\r\n", "\tchunked\r\n"],
+                    replacement: "Transfer-Encoding: gzip, chunked\r\n")
+            ])
         // Whitespace before the colon: repaired, and not listed as dropped.
         var n = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-        let spaced = try #require(head(of: n.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding : chunked"]))))
+        let spaced = try #require(
+            head(of: n.upstreamHead(lines: upstream("HTTP/1.1 200 OK", ["Transfer-Encoding : chunked"]))))
         #expect(spaced.text == text("HTTP/1.1 200 OK", ["Transfer-Encoding: chunked"]))
         #expect(spaced.changes.map(\.reason) == [.spaceBeforeColon])
     }
@@ -217,7 +281,9 @@ struct ExchangeStateMachineTests {
         #expect(plain.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: [], bodyEnded: false))
         var te = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true, clientAcceptsTrailers: true)
         _ = te.upstreamHead(lines: lines)
-        #expect(te.upstreamEnd(trailers: trailer) == .writeEnd(close: false, trailers: ["X-Sum:  abc\r\n"], bodyEnded: false))
+        #expect(
+            te.upstreamEnd(trailers: trailer)
+                == .writeEnd(close: false, trailers: ["X-Sum:  abc\r\n"], bodyEnded: false))
     }
 
     @Test func interimHeadsAreRelayedToHTTP11ClientsUpToTheBound() throws {
@@ -254,17 +320,25 @@ struct ExchangeStateMachineTests {
         }
         await #expect(processExitsWith: .failure, "a second final head") {
             var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
-            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
+            _ = m.upstreamHead(lines: [
+                HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n"),
+            ])
+            _ = m.upstreamHead(lines: [
+                HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n"),
+            ])
         }
         await #expect(processExitsWith: .failure, "an interim head after the final head") {
             var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n")])
+            _ = m.upstreamHead(lines: [
+                HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 1\r\n"),
+            ])
             _ = m.upstreamInterim(lines: [HeaderLine(raw: "HTTP/1.1 103 Early Hints\r\n")])
         }
         await #expect(processExitsWith: .failure, "a second upstream end") {
             var m = ExchangeStateMachine(clientVersion: .http1_1, clientKeepAlive: true)
-            _ = m.upstreamHead(lines: [HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 0\r\n")])
+            _ = m.upstreamHead(lines: [
+                HeaderLine(raw: "HTTP/1.1 200 OK\r\n"), HeaderLine(raw: "Content-Length: 0\r\n"),
+            ])
             _ = m.upstreamEnd()
             _ = m.upstreamEnd()
         }
@@ -357,7 +431,9 @@ struct ExchangeStateMachineTests {
         var admitted: [Int] = []
         while flow.admit(30) {
             admitted.append(30)
-            #expect(m.upstreamBody(ByteBuffer(repeating: 0, count: 30)) == .writeBody(ByteBuffer(repeating: 0, count: 30), last: false))
+            #expect(
+                m.upstreamBody(ByteBuffer(repeating: 0, count: 30))
+                    == .writeBody(ByteBuffer(repeating: 0, count: 30), last: false))
             if admitted.count > 10 { break }
         }
         // 0, 30, 60 and 90 are below the high mark; at 120 the next chunk is refused.

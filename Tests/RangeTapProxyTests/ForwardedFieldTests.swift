@@ -10,7 +10,10 @@ import Testing
 struct ForwardedFieldTests {
     @Test func findsWhatTheRepairedNameFinds() {
         var generator = SeededGenerator(seed: 0xF1E1D)
-        let names = ["Transfer-Encoding", "transfer-encoding", "TRANSFER-ENCODING", "Content-Length", "content-length", "Content-Lengthx", "Transfer-Encodin", "X", ""]
+        let names = [
+            "Transfer-Encoding", "transfer-encoding", "TRANSFER-ENCODING", "Content-Length", "content-length",
+            "Content-Lengthx", "Transfer-Encodin", "X", "",
+        ]
         let middles = [":", " :", "\t:", "  \t :", " ", "", " x:", ":\u{301}", "\u{301}:", "é:"]
         let values = [" chunked", "chunked", " 5 ", "", "\r", " a\rb", " é"]
         let endings = ["\r\n", "\n", "", "\r\r\n"]
@@ -22,8 +25,12 @@ struct ForwardedFieldTests {
             let line = HeaderLine(raw: raw)
             for name in ["transfer-encoding", "content-length"] {
                 let repaired = line.removingSpaceBeforeColon()
-                let reference = repaired.name.map { HeaderByte.equalsIgnoringASCIICase($0.utf8, name.utf8) } == true ? repaired : nil
-                #expect(ExchangeStateMachine.forwardedField(line, named: name) == reference, Comment(rawValue: String(reflecting: raw)))
+                let reference =
+                    repaired.name.map { HeaderByte.equalsIgnoringASCIICase($0.utf8, name.utf8) } == true
+                    ? repaired : nil
+                #expect(
+                    ExchangeStateMachine.forwardedField(line, named: name) == reference,
+                    Comment(rawValue: String(reflecting: raw)))
             }
         }
     }

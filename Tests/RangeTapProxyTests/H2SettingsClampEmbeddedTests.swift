@@ -11,12 +11,17 @@ import Testing
 
     static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8]) -> [UInt8] {
         let n = payload.count
-        return [UInt8(n >> 16), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), type, flags,
-                UInt8(stream >> 24), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)] + payload
+        return [
+            UInt8(n >> 16), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), type, flags,
+            UInt8(stream >> 24), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF),
+        ] + payload
     }
 
     static func setting(_ id: UInt16, _ value: UInt32) -> [UInt8] {
-        [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        [
+            UInt8(id >> 8), UInt8(id & 0xFF), UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF),
+            UInt8(value & 0xFF),
+        ]
     }
 
     /// Feeds `bytes` in reads of `size` bytes; returns all that came out.
@@ -39,7 +44,12 @@ import Testing
         let small = Self.frame(type: 4, Self.setting(1, 4096))
         let ack = Self.frame(type: 4, flags: 1, [])
         let input = Self.preface + huge + data + ack + small + data
-        let expected = Self.preface + Self.frame(type: 4, Self.setting(3, 100) + Self.setting(1, H2SettingsClamp.maxHeaderTableSize) + Self.setting(4, 65535)) + data + ack + small + data
+        let expected =
+            Self.preface
+            + Self.frame(
+                type: 4,
+                Self.setting(3, 100) + Self.setting(1, H2SettingsClamp.maxHeaderTableSize) + Self.setting(4, 65535))
+            + data + ack + small + data
         for size in [1, 2, 5, 9, 10, 23, 24, 25, 33, 64, input.count] {
             #expect(try run(input, readSize: size) == expected, "reads of \(size) bytes")
         }

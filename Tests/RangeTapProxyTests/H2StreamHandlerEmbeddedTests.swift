@@ -47,7 +47,9 @@ import Testing
     }
 
     init() throws {
-        let shared = RecordingContext(configuration: ProxyConfiguration(listenPort: 0, capturePath: "/dev/null"), writer: log, clock: ManualClock(), upstream: upstream, intercept: nil)
+        let shared = RecordingContext(
+            configuration: ProxyConfiguration(listenPort: 0, capturePath: "/dev/null"), writer: log,
+            clock: ManualClock(), upstream: upstream, intercept: nil)
         try ProxyServer.addClientHandlers(to: server, context: shared)
         try server.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
         multiplexer = HTTP2StreamMultiplexer(mode: .client, channel: client, inboundStreamInitializer: nil)
@@ -110,7 +112,9 @@ import Testing
         t.end(t: 4)
         try interact()
         #expect(frames.all.count == framesAtEnd, "no frame after the stream ended")
-        #expect(log.settled == [.end(EndEvent(t: 4, exchange: 1, bytes: 7, sha256: "", delivered: 5, deliveredBy: .writes))])
+        #expect(
+            log.settled == [.end(EndEvent(t: 4, exchange: 1, bytes: 7, sha256: "", delivered: 5, deliveredBy: .writes))]
+        )
     }
 
     @Test func aResetStreamAbortsTheUpstreamAndIsACancel() throws {

@@ -27,15 +27,16 @@ struct HeaderForwardingTests {
             ("Trailer", "X-Sum"),
             ("Accept-Encoding", "identity"),
         ])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == [
-            "If-Match: \"abc\"",
-            "Icy-MetaData: 1",
-            "Range: bytes=0-1",
-            "Accept-Encoding: identity",
-            "Accept:",
-            "Expect:",
-            "Content-Type:",
-        ])
+        #expect(
+            HeaderForwarding.upstreamRequestLines(headers) == [
+                "If-Match: \"abc\"",
+                "Icy-MetaData: 1",
+                "Range: bytes=0-1",
+                "Accept-Encoding: identity",
+                "Accept:",
+                "Expect:",
+                "Content-Type:",
+            ])
     }
 
     @Test func connectionListedNamesAreMatchedCaseInsensitivelyAcrossSeveralFields() {
@@ -46,20 +47,27 @@ struct HeaderForwardingTests {
             ("X-Two", "2"),
             ("X-Three", "3"),
         ])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Three: 3", "Accept:", "Expect:", "Content-Type:"])
+        #expect(
+            HeaderForwarding.upstreamRequestLines(headers) == ["X-Three: 3", "Accept:", "Expect:", "Content-Type:"])
     }
 
     /// libcurl adds `Accept`, `Expect` (for large bodies) and `Content-Type` (for a body) of its
     /// own unless told not to: each is blanked when the client sent none, and only then.
     @Test func acceptExpectAndContentTypeAreOnlyBlankedWhenAbsent() {
-        let withAll = HTTPHeaders([("accept", "*/*"), ("Range", "bytes=5-"), ("EXPECT", "100-continue"), ("content-type", "text/plain")])
-        #expect(HeaderForwarding.upstreamRequestLines(withAll) == ["accept: */*", "Range: bytes=5-", "EXPECT: 100-continue", "content-type: text/plain"])
+        let withAll = HTTPHeaders([
+            ("accept", "*/*"), ("Range", "bytes=5-"), ("EXPECT", "100-continue"), ("content-type", "text/plain"),
+        ])
+        #expect(
+            HeaderForwarding.upstreamRequestLines(withAll) == [
+                "accept: */*", "Range: bytes=5-", "EXPECT: 100-continue", "content-type: text/plain",
+            ])
 
         let withAccept = HTTPHeaders([("Accept", "video/*")])
         #expect(HeaderForwarding.upstreamRequestLines(withAccept) == ["Accept: video/*", "Expect:", "Content-Type:"])
 
         let withExpect = HTTPHeaders([("Expect", "100-continue")])
-        #expect(HeaderForwarding.upstreamRequestLines(withExpect) == ["Expect: 100-continue", "Accept:", "Content-Type:"])
+        #expect(
+            HeaderForwarding.upstreamRequestLines(withExpect) == ["Expect: 100-continue", "Accept:", "Content-Type:"])
 
         #expect(HeaderForwarding.upstreamRequestLines(HTTPHeaders()) == ["Accept:", "Expect:", "Content-Type:"])
     }
@@ -71,7 +79,10 @@ struct HeaderForwardingTests {
 
     @Test func duplicateFieldsAreAllForwarded() {
         let headers = HTTPHeaders([("X-Dup", "1"), ("Range", "bytes=0-1"), ("x-dup", "2")])
-        #expect(HeaderForwarding.upstreamRequestLines(headers) == ["X-Dup: 1", "Range: bytes=0-1", "x-dup: 2", "Accept:", "Expect:", "Content-Type:"])
+        #expect(
+            HeaderForwarding.upstreamRequestLines(headers) == [
+                "X-Dup: 1", "Range: bytes=0-1", "x-dup: 2", "Accept:", "Expect:", "Content-Type:",
+            ])
     }
 
     @Test func clientResponseHeadersDropHopByHopAndKeepSpelling() {
@@ -93,13 +104,14 @@ struct HeaderForwardingTests {
             "\r\n",
         ].map(HeaderLine.init(raw:))
         let headers = HeaderForwarding.clientResponseHeaders(lines)
-        #expect(fieldList(headers) == [
-            "accept-ranges: bytes",
-            "Content-range: bytes 0-1/100",
-            "Content-Length: 2",
-            "Set-Cookie: a=1",
-            "set-cookie: b=2",
-        ])
+        #expect(
+            fieldList(headers) == [
+                "accept-ranges: bytes",
+                "Content-range: bytes 0-1/100",
+                "Content-Length: 2",
+                "Set-Cookie: a=1",
+                "set-cookie: b=2",
+            ])
     }
 
     @Test func clientResponseHeadersOfAHeadWithoutFields() {
@@ -115,20 +127,22 @@ struct HeaderForwardingTests {
             ("Proxy-Authorization", "Basic x"),
             ("Range", "bytes=0-1"),
         ])
-        #expect(HeaderForwarding.captureLines(headers, keepSecrets: false).map(\.raw) == [
-            "Host: example.com\r\n",
-            "Authorization: <redacted>\r\n",
-            "cookie: <redacted>\r\n",
-            "Proxy-Authorization: <redacted>\r\n",
-            "Range: bytes=0-1\r\n",
-        ])
-        #expect(HeaderForwarding.captureLines(headers, keepSecrets: true).map(\.raw) == [
-            "Host: example.com\r\n",
-            "Authorization: Bearer token\r\n",
-            "cookie: a=1; b=2\r\n",
-            "Proxy-Authorization: Basic x\r\n",
-            "Range: bytes=0-1\r\n",
-        ])
+        #expect(
+            HeaderForwarding.captureLines(headers, keepSecrets: false).map(\.raw) == [
+                "Host: example.com\r\n",
+                "Authorization: <redacted>\r\n",
+                "cookie: <redacted>\r\n",
+                "Proxy-Authorization: <redacted>\r\n",
+                "Range: bytes=0-1\r\n",
+            ])
+        #expect(
+            HeaderForwarding.captureLines(headers, keepSecrets: true).map(\.raw) == [
+                "Host: example.com\r\n",
+                "Authorization: Bearer token\r\n",
+                "cookie: a=1; b=2\r\n",
+                "Proxy-Authorization: Basic x\r\n",
+                "Range: bytes=0-1\r\n",
+            ])
     }
 }
 
@@ -162,9 +176,16 @@ struct HeaderForwardingResponseHeadTests {
     }
 
     @Test func whitespaceBeforeTheColonIsRemoved() throws {
-        let h = try head(["HTTP/1.1 206 Partial Content\r\n", "Content-Range \t: bytes 0-1/10 \r\n", "Content-Length: 2\r\n", "\r\n"])
+        let h = try head([
+            "HTTP/1.1 206 Partial Content\r\n", "Content-Range \t: bytes 0-1/10 \r\n", "Content-Length: 2\r\n", "\r\n",
+        ])
         #expect(h.fields == ["Content-Range: bytes 0-1/10 \r\n", "Content-Length: 2\r\n"])
-        #expect(h.changes == [HeadChange(.spaceBeforeColon, original: ["Content-Range \t: bytes 0-1/10 \r\n"], replacement: "Content-Range: bytes 0-1/10 \r\n")])
+        #expect(
+            h.changes == [
+                HeadChange(
+                    .spaceBeforeColon, original: ["Content-Range \t: bytes 0-1/10 \r\n"],
+                    replacement: "Content-Range: bytes 0-1/10 \r\n")
+            ])
     }
 
     @Test func obsFoldIsJoinedWithOneSpace() throws {
@@ -177,7 +198,12 @@ struct HeaderForwardingResponseHeadTests {
             "\r\n",
         ])
         #expect(h.fields == ["X-Folded: part one part two part three \r\n", "Content-Length: 0\r\n"])
-        #expect(h.changes == [HeadChange(.obsFold, original: ["X-Folded: part one \t\r\n", "\t  part two\r\n", " part three \r\n"], replacement: "X-Folded: part one part two part three \r\n")])
+        #expect(
+            h.changes == [
+                HeadChange(
+                    .obsFold, original: ["X-Folded: part one \t\r\n", "\t  part two\r\n", " part three \r\n"],
+                    replacement: "X-Folded: part one part two part three \r\n")
+            ])
     }
 
     @Test func whitespaceRightAfterTheStatusLineIsDropped() throws {
@@ -203,7 +229,11 @@ struct HeaderForwardingResponseHeadTests {
         ])
         #expect(h.fields == ["X-Kept: 1\r\n"])
         // In upstream order, per field: its repairs, then why it was dropped.
-        #expect(h.changes.map(\.reason) == [.obsFold, .hopByHop, .hopByHop, .hopByHop, .hopByHop, .spaceBeforeColon, .hopByHop, .hopByHop, .hopByHop, .connectionListed])
+        #expect(
+            h.changes.map(\.reason) == [
+                .obsFold, .hopByHop, .hopByHop, .hopByHop, .hopByHop, .spaceBeforeColon, .hopByHop, .hopByHop,
+                .hopByHop, .connectionListed,
+            ])
         #expect(h.changes.last?.original == ["x-internal: 1\r\n"])
         #expect(h.changes.last?.replacement == nil)
     }
@@ -230,7 +260,9 @@ struct HeaderForwardingResponseHeadTests {
     }
 
     @Test func linesThatAreNoFieldLinesAreDropped() throws {
-        let h = try head(["HTTP/1.1 200 OK\r\n", "garbage\r\n", " continues garbage\r\n", "Foo Bar: x\r\n", "X-Kept: 1\r\n", "\r\n"])
+        let h = try head([
+            "HTTP/1.1 200 OK\r\n", "garbage\r\n", " continues garbage\r\n", "Foo Bar: x\r\n", "X-Kept: 1\r\n", "\r\n",
+        ])
         #expect(h.fields == ["X-Kept: 1\r\n"])
         #expect(h.changes.map(\.reason) == [.malformedLine, .malformedLine, .malformedLine])
     }
@@ -245,13 +277,16 @@ struct HeaderForwardingResponseHeadTests {
     @Test func aHeadWithoutAUsableStatusLineIsATypedError() {
         #expect(throws: ForwardedHeadError.missingStatusLine("X-A: 1\r\n")) { try head(["X-A: 1\r\n", "\r\n"]) }
         #expect(throws: ForwardedHeadError.missingStatusLine("")) { try head([]) }
-        #expect(throws: ForwardedHeadError.bareCRInStatusLine("HTTP/1.1 200 OK\rX: 1\r\n")) { try head(["HTTP/1.1 200 OK\rX: 1\r\n", "\r\n"]) }
+        #expect(throws: ForwardedHeadError.bareCRInStatusLine("HTTP/1.1 200 OK\rX: 1\r\n")) {
+            try head(["HTTP/1.1 200 OK\rX: 1\r\n", "\r\n"])
+        }
         #expect(ForwardedHeadError.missingStatusLine("junk").description.contains("status line"))
     }
 
     @Test func clientResponseHeadersStillDropsWhatItDidBefore() {
         // The proxy keeps using clientResponseHeaders until it sends the raw head.
-        let lines = ["HTTP/1.1 200 OK\r\n", "Content-Range : bytes 0-1/10\r\n", "X-A: 1\r\n", "\r\n"].map(HeaderLine.init(raw:))
+        let lines = ["HTTP/1.1 200 OK\r\n", "Content-Range : bytes 0-1/10\r\n", "X-A: 1\r\n", "\r\n"].map(
+            HeaderLine.init(raw:))
         #expect(fieldList(HeaderForwarding.clientResponseHeaders(lines)) == ["X-A: 1"])
     }
 }
@@ -275,10 +310,18 @@ struct RequestTargetTests {
     }
 
     @Test func originFormGoesToTheUpstream() {
-        #expect(RequestTarget.resolve("/a.mp4?x=1", upstream: "https://cdn.example.com", ownPort: 8080) == .success("https://cdn.example.com/a.mp4?x=1"))
-        #expect(RequestTarget.resolve("/a.mp4", upstream: "https://cdn.example.com/", ownPort: 8080) == .success("https://cdn.example.com/a.mp4"))
-        #expect(RequestTarget.resolve("/a.mp4", upstream: "http://cdn.example.com/base//", ownPort: 8080) == .success("http://cdn.example.com/base/a.mp4"))
-        #expect(RequestTarget.resolve("/", upstream: "http://127.0.0.1:9000", ownPort: 8080) == .success("http://127.0.0.1:9000/"))
+        #expect(
+            RequestTarget.resolve("/a.mp4?x=1", upstream: "https://cdn.example.com", ownPort: 8080)
+                == .success("https://cdn.example.com/a.mp4?x=1"))
+        #expect(
+            RequestTarget.resolve("/a.mp4", upstream: "https://cdn.example.com/", ownPort: 8080)
+                == .success("https://cdn.example.com/a.mp4"))
+        #expect(
+            RequestTarget.resolve("/a.mp4", upstream: "http://cdn.example.com/base//", ownPort: 8080)
+                == .success("http://cdn.example.com/base/a.mp4"))
+        #expect(
+            RequestTarget.resolve("/", upstream: "http://127.0.0.1:9000", ownPort: 8080)
+                == .success("http://127.0.0.1:9000/"))
     }
 
     @Test func originFormWithoutUpstreamIsABadRequestThatMentionsUpstream() throws {
@@ -308,11 +351,19 @@ struct RequestTargetTests {
     }
 
     @Test func loopbackOnAnotherPortOrWithoutAKnownPortIsNotALoop() {
-        #expect(RequestTarget.resolve("http://127.0.0.1:8081/", upstream: nil, ownPort: 8080) == .success("http://127.0.0.1:8081/"))
-        #expect(RequestTarget.resolve("http://127.0.0.1/", upstream: nil, ownPort: 8080) == .success("http://127.0.0.1/"))
-        #expect(RequestTarget.resolve("https://127.0.0.1/", upstream: nil, ownPort: 80) == .success("https://127.0.0.1/"))
-        #expect(RequestTarget.resolve("http://127.0.0.1:8080/", upstream: nil, ownPort: 0) == .success("http://127.0.0.1:8080/"))
-        #expect(RequestTarget.resolve("http://example.com:8080/", upstream: nil, ownPort: 8080) == .success("http://example.com:8080/"))
+        #expect(
+            RequestTarget.resolve("http://127.0.0.1:8081/", upstream: nil, ownPort: 8080)
+                == .success("http://127.0.0.1:8081/"))
+        #expect(
+            RequestTarget.resolve("http://127.0.0.1/", upstream: nil, ownPort: 8080) == .success("http://127.0.0.1/"))
+        #expect(
+            RequestTarget.resolve("https://127.0.0.1/", upstream: nil, ownPort: 80) == .success("https://127.0.0.1/"))
+        #expect(
+            RequestTarget.resolve("http://127.0.0.1:8080/", upstream: nil, ownPort: 0)
+                == .success("http://127.0.0.1:8080/"))
+        #expect(
+            RequestTarget.resolve("http://example.com:8080/", upstream: nil, ownPort: 8080)
+                == .success("http://example.com:8080/"))
     }
 
     @Test func upstreamPointingAtTheProxyItselfIsRefused() throws {

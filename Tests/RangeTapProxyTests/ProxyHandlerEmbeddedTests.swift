@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import RangeTapCore
 @testable import RangeTapProxy
+import RangeTapTestSupport
 import Testing
 
 /// `ProxyHandler` in the client pipeline ProxyServer builds, on an `EmbeddedChannel`, its
@@ -18,7 +19,8 @@ import Testing
         upstream = ScriptedUpstream(highWater: highWater, lowWater: lowWater)
         var config = ProxyConfiguration(listenPort: 0, capturePath: "/dev/null")
         config.http1Only = true
-        let shared = RecordingContext(configuration: config, writer: log, clock: ManualClock(), upstream: upstream, intercept: nil)
+        let shared = RecordingContext(
+            configuration: config, writer: log, clock: ManualClock(), upstream: upstream, intercept: nil)
         try ProxyServer.addClientHandlers(to: channel, context: shared)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
     }
@@ -51,9 +53,14 @@ import Testing
         #expect(log.settled.isEmpty, "nothing settles before the upstream ends")
         t.end(t: 7)
         run()
-        #expect(try channel.writtenText() == "HTTP/1.1 103 Early Hints\r\nLink: </b>; rel=preload\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-4/10\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(
+            try channel.writtenText()
+                == "HTTP/1.1 103 Early Hints\r\nLink: </b>; rel=preload\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-4/10\r\nContent-Length: 5\r\n\r\nhello"
+        )
         // No socket, so no TCP_INFO: the writes are the measure.
-        #expect(log.settled == [.end(EndEvent(t: 7, exchange: 1, bytes: 5, sha256: "", delivered: 5, deliveredBy: .writes))])
+        #expect(
+            log.settled == [.end(EndEvent(t: 7, exchange: 1, bytes: 5, sha256: "", delivered: 5, deliveredBy: .writes))]
+        )
         #expect(channel.isActive, "a keep-alive connection stays open")
     }
 
@@ -94,7 +101,10 @@ import Testing
         t.end()
         small.run()
         #expect(try small.channel.writtenText().hasSuffix("\r\n\r\n0123456789abc"))
-        #expect(small.log.settled == [.end(EndEvent(t: 0, exchange: 1, bytes: 13, sha256: "", delivered: 13, deliveredBy: .writes))])
+        #expect(
+            small.log.settled == [
+                .end(EndEvent(t: 0, exchange: 1, bytes: 13, sha256: "", delivered: 13, deliveredBy: .writes))
+            ])
     }
 
     @Test func aFailureAfterAPartialBodyClosesTheConnectionAndIsRecorded() throws {

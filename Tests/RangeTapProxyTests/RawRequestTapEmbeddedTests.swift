@@ -1,13 +1,16 @@
 import NIOCore
 import NIOEmbedded
 @testable import RangeTapProxy
+import RangeTapTestSupport
 import Testing
 
 /// `RawRequestTap` alone on an `EmbeddedChannel`: it keeps each request head as received, hands
 /// on a head NIO's decoder accepts, passes body bytes untouched, and answers a head that does
 /// not complete in time with a 408.
 @Suite struct RawRequestTapEmbeddedTests {
-    private func channel(headTimeout: TimeAmount? = nil) throws -> (EmbeddedChannel, RawRequestHeads, EmbeddedInboundRecorder) {
+    private func channel(
+        headTimeout: TimeAmount? = nil
+    ) throws -> (EmbeddedChannel, RawRequestHeads, EmbeddedInboundRecorder) {
         let heads = RawRequestHeads()
         let recorder = EmbeddedInboundRecorder()
         let channel = EmbeddedChannel()

@@ -11,7 +11,8 @@ struct RequestHeadFramingTests {
     /// and trimmed with Foundation.
     static func reference(_ head: [UInt8]) -> RequestHeadScanner.State {
         let text = String(decoding: head, as: UTF8.self)
-        var lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        var lines = text.split(
+            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
         guard let requestLine = lines.first else { return .head }
         lines.removeFirst()
         if requestLine.uppercased().hasPrefix("CONNECT ") { return .opaque }
@@ -22,7 +23,9 @@ struct RequestHeadFramingTests {
             let name = l[..<colon].lowercased()
             let value = l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
             if name == "transfer-encoding" {
-                chunked = value.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) == "chunked" } ?? false
+                chunked =
+                    value.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) == "chunked" }
+                    ?? false
             } else if name == "content-length" {
                 length = Int64(value)
             }
@@ -58,9 +61,20 @@ struct RequestHeadFramingTests {
     /// ending, case, whitespace, sign, comma, non-ASCII spaces and letters, and invalid UTF-8.
     @Test func randomHeadsAreFramedAsTheStringReadingFramedThem() {
         var rng = SeededGenerator(seed: 0xF4A_3161)
-        let requestLines = ["GET / HTTP/1.1", "POST /u HTTP/1.1", "CONNECT h:443 HTTP/1.1", "connect h:443 HTTP/1.1", "Connect  h HTTP/1.1", "CONNECT", "CONNECTx h HTTP/1.1", "PUT /ı HTTP/1.1", ""]
-        let names = ["Content-Length", "content-length", "CONTENT-LENGTH", "Transfer-Encoding", "transfer-encoding", "TrAnSfEr-EnCoDiNg", "Content-Lengths", "Host", "X-K\u{212A}", "Content-Length ", " Content-Length", "Trans\u{FF}fer-Encoding"]
-        let values = ["5", "0", "12", "+7", "-3", "007", "1 2", "", " ", "chunked", "Chunked", "gzip, chunked", "chunked , gzip", "chunked,", ",chunked", "gzip,\tchunked\t", "\u{A0}42", "42\u{3000}", "4\u{0301}", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "ch\u{FF}unked", "x"]
+        let requestLines = [
+            "GET / HTTP/1.1", "POST /u HTTP/1.1", "CONNECT h:443 HTTP/1.1", "connect h:443 HTTP/1.1",
+            "Connect  h HTTP/1.1", "CONNECT", "CONNECTx h HTTP/1.1", "PUT /ı HTTP/1.1", "",
+        ]
+        let names = [
+            "Content-Length", "content-length", "CONTENT-LENGTH", "Transfer-Encoding", "transfer-encoding",
+            "TrAnSfEr-EnCoDiNg", "Content-Lengths", "Host", "X-K\u{212A}", "Content-Length ", " Content-Length",
+            "Trans\u{FF}fer-Encoding",
+        ]
+        let values = [
+            "5", "0", "12", "+7", "-3", "007", "1 2", "", " ", "chunked", "Chunked", "gzip, chunked", "chunked , gzip",
+            "chunked,", ",chunked", "gzip,\tchunked\t", "\u{A0}42", "42\u{3000}", "4\u{0301}", "9223372036854775807",
+            "9223372036854775808", "-9223372036854775808", "ch\u{FF}unked", "x",
+        ]
         let endings: [[UInt8]] = [[13, 10], [10], [13], [13, 13, 10], [10, 13]]
         for _ in 0..<20_000 {
             var head: [UInt8] = []
@@ -72,7 +86,9 @@ struct RequestHeadFramingTests {
                 if Int.random(in: 0..<12, using: &rng) != 0 { line.append(58) }
                 for _ in 0..<Int.random(in: 0...2, using: &rng) { line.append([32, 9].randomElement(using: &rng)!) }
                 line += Array(values.randomElement(using: &rng)!.utf8)
-                if Int.random(in: 0..<8, using: &rng) == 0 { line.append([32, 9, 0xC2, 0xFF].randomElement(using: &rng)!) }
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    line.append([32, 9, 0xC2, 0xFF].randomElement(using: &rng)!)
+                }
                 head += line
                 head += endings.randomElement(using: &rng)!
             }

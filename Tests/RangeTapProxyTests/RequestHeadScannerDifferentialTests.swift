@@ -42,7 +42,11 @@ struct RequestHeadScannerDifferentialTests {
                     if passStart == nil { passStart = i }
                     let b = bytes[i]
                     i += 1
-                    if b == 10 || remaining == 1 { state = .chunkSize } else { state = .chunkDataEnd(remaining: remaining - 1) }
+                    if b == 10 || remaining == 1 {
+                        state = .chunkSize
+                    } else {
+                        state = .chunkDataEnd(remaining: remaining - 1)
+                    }
                 case .chunkSize, .trailers:
                     if passStart == nil { passStart = i }
                     let b = bytes[i]
@@ -125,7 +129,10 @@ struct RequestHeadScannerDifferentialTests {
                     out += Array("Content-Length: \(n)".utf8) + end()
                     body = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
                 case 1:
-                    out += Array("Transfer-Encoding: \(["chunked", "gzip, chunked", "chunked ,"].randomElement(using: &g)!)".utf8) + end()
+                    out +=
+                        Array(
+                            "Transfer-Encoding: \(["chunked", "gzip, chunked", "chunked ,"].randomElement(using: &g)!)"
+                                .utf8) + end()
                     chunked = true
                 case 2:
                     out += Array(" folded".utf8) + end()
@@ -146,7 +153,9 @@ struct RequestHeadScannerDifferentialTests {
             } else {
                 out += body
             }
-            if Int.random(in: 0..<10, using: &g) == 0 { out += (0..<Int.random(in: 0...30, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) } }
+            if Int.random(in: 0..<10, using: &g) == 0 {
+                out += (0..<Int.random(in: 0...30, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+            }
         }
         return out
     }
@@ -185,7 +194,9 @@ struct RequestHeadScannerDifferentialTests {
         // whole and cut in two at each place near the limit: the byte past it is held back with
         // the head, then everything passes.
         for extra in [-3, -2, -1, 0, 1] {
-            let long = Array("GET / HTTP/1.1\r\nX: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: limit - 19 + extra) + Array("\r\n\r\nGET /b HTTP/1.1\r\n\r\n".utf8)
+            let long =
+                Array("GET / HTTP/1.1\r\nX: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: limit - 19 + extra)
+                + Array("\r\n\r\nGET /b HTTP/1.1\r\n\r\n".utf8)
             for cut in [long.count] + Array((limit - 2)...(limit + 2)) {
                 var scanner = RequestHeadScanner()
                 var reference = Reference(maxHeadBytes: limit)

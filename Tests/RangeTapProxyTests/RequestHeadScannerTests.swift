@@ -41,7 +41,9 @@ struct RequestHeadScannerTests {
 
     @Test func normalizedRepairsBareLFAndObsFoldOnly() {
         let raw = Array("GET / HTTP/1.1\nHost: h\r\nX-F: a\r\n\t b\r\nX-T:\tv \n\n".utf8)
-        #expect(String(decoding: RequestHeadScanner.normalized(raw), as: UTF8.self) == "GET / HTTP/1.1\r\nHost: h\r\nX-F: a b\r\nX-T:\tv \r\n\r\n")
+        #expect(
+            String(decoding: RequestHeadScanner.normalized(raw), as: UTF8.self)
+                == "GET / HTTP/1.1\r\nHost: h\r\nX-F: a b\r\nX-T:\tv \r\n\r\n")
     }
 
     @Test func anOverlongHeadIsHandedOnUnkept() {

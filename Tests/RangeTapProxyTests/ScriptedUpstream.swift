@@ -18,8 +18,14 @@ final class ScriptedUpstream: UpstreamConnector, Sendable {
         self.lowWater = lowWater
     }
 
-    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
-        let t = ScriptedTransfer(id: id, connection: connection, flow: FlowControl(highWater: highWater, lowWater: lowWater, budget: context.bodyBudget, share: share), deliver: deliver)
+    func transfer(
+        id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext,
+        deliver: @escaping @Sendable (UpstreamMessage) -> Void
+    ) -> any UpstreamTransfer {
+        let t = ScriptedTransfer(
+            id: id, connection: connection,
+            flow: FlowControl(highWater: highWater, lowWater: lowWater, budget: context.bodyBudget, share: share),
+            deliver: deliver)
         started.withLock { $0.append(t) }
         return t
     }
@@ -120,7 +126,9 @@ final class ScriptedTransfer: UpstreamTransfer, @unchecked Sendable {
     func fail(code: Int, message: String, headReceived: Bool, t: CaptureTime = 0) {
         ended = true
         let text = "upstream failed: \(message) (curl error \(code))"
-        let event = ErrorEvent(t: t, exchange: id, connection: connection, kind: .upstream, message: text, curlCode: code, received: received, status: headReceived ? nil : 502)
+        let event = ErrorEvent(
+            t: t, exchange: id, connection: connection, kind: .upstream, message: text, curlCode: code,
+            received: received, status: headReceived ? nil : 502)
         deliver(.failed(text, timedOut: false, UpstreamOutcome(t: t, received: received, failure: event)))
     }
 

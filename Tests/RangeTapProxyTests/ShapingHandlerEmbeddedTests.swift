@@ -29,12 +29,15 @@ import Testing
     /// Every buffer written to the socket so far, in order.
     private func written(_ channel: EmbeddedChannel) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
-        while var b = try channel.readOutbound(as: ByteBuffer.self) { out.append(b.readBytes(length: b.readableBytes)!) }
+        while var b = try channel.readOutbound(as: ByteBuffer.self) {
+            out.append(b.readBytes(length: b.readableBytes)!)
+        }
         return out
     }
 
     @Test func anUnshapedLinkWritesAtOnce() throws {
-        let channel = EmbeddedChannel(handler: ShapingHandler(control: ShapeControl(spec: ShapeSpec(), clock: MonotonicClock())))
+        let channel = EmbeddedChannel(
+            handler: ShapingHandler(control: ShapeControl(spec: ShapeSpec(), clock: MonotonicClock())))
         let promise = channel.eventLoop.makePromise(of: Void.self)
         channel.writeAndFlush(ByteBuffer(bytes: bytes(100_000)), promise: promise)
         #expect(try written(channel).joined().elementsEqual(bytes(100_000)))

@@ -24,12 +24,15 @@ import Testing
         let ca = try CertificateAuthority.create(in: dir + "/ca")
         let contexts = InterceptContexts(leaves: try LeafCertificates(authority: ca))
         let r = Rig(budget: budget ? TLSWriteBudget() : nil)
-        try r.server.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: try contexts.context(for: "media.example.com")))
+        try r.server.pipeline.syncOperations.addHandler(
+            NIOSSLServerHandler(context: try contexts.context(for: "media.example.com")))
         if let b = r.budget { try r.server.pipeline.syncOperations.addHandler(b) }
         var config = TLSConfiguration.makeClientConfiguration()
         config.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.certificatePath))
         config.maximumTLSVersion = maximumVersion
-        try r.client.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: try NIOSSLContext(configuration: config), serverHostname: "media.example.com"))
+        try r.client.pipeline.syncOperations.addHandler(
+            try NIOSSLClientHandler(
+                context: try NIOSSLContext(configuration: config), serverHostname: "media.example.com"))
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: 443)
         r.server.connect(to: address, promise: nil)
         r.client.connect(to: address, promise: nil)
@@ -101,7 +104,9 @@ import Testing
         for sizes in Self.patterns {
             let (writes, sent, ok) = try send(r, sizes: sizes)
             #expect(!writes.isEmpty)
-            #expect(writes.allSatisfy { $0 <= TLSWriteBudget.outboundBufferSize }, "\(version) \(sizes.prefix(3))…: largest flush \(writes.max() ?? 0) B of ciphertext")
+            #expect(
+                writes.allSatisfy { $0 <= TLSWriteBudget.outboundBufferSize },
+                "\(version) \(sizes.prefix(3))…: largest flush \(writes.max() ?? 0) B of ciphertext")
             #expect(try received(r) == sent)
             #expect(ok, "every write's promise succeeds once its bytes are on the wire")
         }
@@ -122,11 +127,15 @@ import Testing
         #expect(budget.capacity == TLSWriteBudget.oneRecordCapacity, "a budget only narrows")
         for sizes in Self.patterns {
             let (writes, sent, ok) = try send(r, sizes: sizes)
-            #expect(writes.allSatisfy { $0 <= 16 * 1024 }, "\(version) \(sizes.prefix(3))…: largest flush \(writes.max() ?? 0) B of ciphertext")
+            #expect(
+                writes.allSatisfy { $0 <= 16 * 1024 },
+                "\(version) \(sizes.prefix(3))…: largest flush \(writes.max() ?? 0) B of ciphertext")
             #expect(try received(r) == sent)
             #expect(ok, "every write's promise succeeds once its bytes are on the wire")
             let ciphertext = sizes.map(TLSWriteBudget.ciphertext(of:)).reduce(0, +)
-            #expect(Double(writes.count) <= Double(ciphertext) / Double(TLSWriteBudget.oneRecordCapacity) * 1.5 + 2, "\(version) \(sizes.prefix(3))…: \(writes.count) flushes for \(ciphertext) B")
+            #expect(
+                Double(writes.count) <= Double(ciphertext) / Double(TLSWriteBudget.oneRecordCapacity) * 1.5 + 2,
+                "\(version) \(sizes.prefix(3))…: \(writes.count) flushes for \(ciphertext) B")
         }
     }
 
@@ -143,7 +152,9 @@ import Testing
     /// and one byte more would not fit.
     @Test func plaintextFittingARoomIsTheMostThatFits() {
         var g = SeededGenerator(seed: 15)
-        let rooms = [0, 1, 29, 30, 16_413, 16_414, 16_442, 32_768, 49_000] + (0..<5_000).map { _ in Int.random(in: 0...200_000, using: &g) }
+        let rooms =
+            [0, 1, 29, 30, 16_413, 16_414, 16_442, 32_768, 49_000]
+            + (0..<5_000).map { _ in Int.random(in: 0...200_000, using: &g) }
         for room in rooms {
             let p = TLSWriteBudget.plaintext(fitting: room)
             if p > 0 { #expect(TLSWriteBudget.ciphertext(of: p) <= room, "room \(room): \(p)") }

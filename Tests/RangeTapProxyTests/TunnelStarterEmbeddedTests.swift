@@ -29,7 +29,8 @@ import Testing
         config.http1Only = true
         config.insecureUpstream = true
         let contexts = InterceptContexts(leaves: try LeafCertificates(authority: ca))
-        let shared = RecordingContext(configuration: config, writer: log, clock: ManualClock(), upstream: upstream, intercept: contexts)
+        let shared = RecordingContext(
+            configuration: config, writer: log, clock: ManualClock(), upstream: upstream, intercept: contexts)
         try ProxyServer.addClientHandlers(to: server, context: shared)
         try server.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
     }
@@ -37,7 +38,9 @@ import Testing
     /// Everything the server wrote, as text.
     func serverText() throws -> String {
         var text = ""
-        while var b = try server.readOutbound(as: ByteBuffer.self) { text += b.readString(length: b.readableBytes) ?? "" }
+        while var b = try server.readOutbound(as: ByteBuffer.self) {
+            text += b.readString(length: b.readableBytes) ?? ""
+        }
         return text
     }
 
@@ -63,16 +66,20 @@ import Testing
     }
 
     @Test func anInterceptedTunnelCarriesHTTPSExchangesToTheUpstream() throws {
-        try server.writeInbound(ByteBuffer(string: "CONNECT media.example.com:443 HTTP/1.1\r\nHost: media.example.com:443\r\n\r\n"))
+        try server.writeInbound(
+            ByteBuffer(string: "CONNECT media.example.com:443 HTTP/1.1\r\nHost: media.example.com:443\r\n\r\n"))
         server.embeddedEventLoop.run()
         #expect(try serverText() == "HTTP/1.1 200 Connection Established\r\n\r\n")
         // The client's TLS, trusting rangetap's CA only, verifying the host's name.
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.certificatePath))
-        try client.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: NIOSSLContext(configuration: tls), serverHostname: "media.example.com"))
+        try client.pipeline.syncOperations.addHandler(
+            try NIOSSLClientHandler(context: NIOSSLContext(configuration: tls), serverHostname: "media.example.com"))
         try client.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
         try pump()
-        client.writeAndFlush(ByteBuffer(string: "GET /v.mp4 HTTP/1.1\r\nHost: media.example.com\r\nRange: bytes=0-1\r\n\r\n"), promise: nil)
+        client.writeAndFlush(
+            ByteBuffer(string: "GET /v.mp4 HTTP/1.1\r\nHost: media.example.com\r\nRange: bytes=0-1\r\n\r\n"),
+            promise: nil)
         try pump()
         let t = try #require(upstream.transfers.first, "the request inside the tunnel never reached the upstream")
         #expect(t.request?.url == "https://media.example.com/v.mp4")
@@ -81,9 +88,18 @@ import Testing
         t.end()
         try pump()
         var text = ""
-        while var b = try client.readInbound(as: ByteBuffer.self) { text += b.readString(length: b.readableBytes) ?? "" }
+        while var b = try client.readInbound(as: ByteBuffer.self) {
+            text += b.readString(length: b.readableBytes) ?? ""
+        }
         #expect(text == "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/2\r\nContent-Length: 2\r\n\r\nok")
-        #expect(log.all.contains { if case .tls(let e) = $0 { e.outcome == .established && e.serverName == "media.example.com" } else { false } })
+        #expect(
+            log.all.contains {
+                if case .tls(let e) = $0 {
+                    e.outcome == .established && e.serverName == "media.example.com"
+                } else {
+                    false
+                }
+            })
         guard case .end(let end)? = log.settled.first else {
             Issue.record("expected an end, got \(log.settled)")
             return
@@ -92,7 +108,8 @@ import Testing
     }
 
     @Test func aConnectTargetThatIsNoHostAndPortIsRefused() throws {
-        try server.writeInbound(ByteBuffer(string: "CONNECT media.example.com HTTP/1.1\r\nHost: media.example.com\r\n\r\n"))
+        try server.writeInbound(
+            ByteBuffer(string: "CONNECT media.example.com HTTP/1.1\r\nHost: media.example.com\r\n\r\n"))
         server.embeddedEventLoop.run()
         let answer = try serverText()
         #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))

@@ -9,7 +9,8 @@ import Testing
 @Suite struct HTTP2ReportTests {
     typealias Object = [String: Any]
 
-    private func analysis(lines: [String] = HTTP2MixedCapture.lines, keepChunks: Bool = false) throws -> CaptureAnalysis {
+    private func analysis(lines: [String] = HTTP2MixedCapture.lines, keepChunks: Bool = false) throws -> CaptureAnalysis
+    {
         let capture = try HTTP2MixedCapture(lines: lines)
         defer { capture.remove() }
         return try CaptureAnalysis.analyze(path: capture.path, keepChunks: keepChunks)
@@ -22,7 +23,9 @@ import Testing
     @Test func exchangesCarryBothVersionsAndTheStream() throws {
         let a = try analysis()
         #expect(a.exchanges.map(\.record.id) == [1, 2, 3, 5, 4])
-        let versions = a.exchanges.map { "\($0.record.id):\($0.record.clientHTTPVersion)/\($0.record.upstreamHTTPVersion ?? "-")/\($0.record.stream.map(String.init) ?? "-")" }
+        let versions = a.exchanges.map {
+            "\($0.record.id):\($0.record.clientHTTPVersion)/\($0.record.upstreamHTTPVersion ?? "-")/\($0.record.stream.map(String.init) ?? "-")"
+        }
         #expect(versions == ["1:1.1/1.1/-", "2:2/2/1", "3:2/2/3", "5:1.1/2/-", "4:2/2/5"])
         let cancelled = try record(a, 4)
         #expect(cancelled.outcome == .cancelled)
@@ -46,7 +49,10 @@ import Testing
         #expect(notes.allSatisfy { $0.severity == .info && $0.evidence == ["HTTP/2 206\r\n"] })
         #expect(notes[0].message.contains("https://cdn.example came over HTTP/2"))
         #expect(notes[1].message.contains("http://origin.example came over HTTP/2"))
-        #expect(notes.allSatisfy { $0.message.contains("HTTP/1.1 clients of the same origin") && $0.message.contains("rangetap probe URL") })
+        #expect(
+            notes.allSatisfy {
+                $0.message.contains("HTTP/1.1 clients of the same origin") && $0.message.contains("rangetap probe URL")
+            })
         // Not tied to the exchange list: the note is a capture-level finding.
         #expect(a.exchanges.flatMap(\.findings).filter { $0.code == "h2-header-case-unknown" }.isEmpty)
         #expect(a.summary.findings[.warn] == 1)
@@ -54,7 +60,8 @@ import Testing
 
     @Test func inspectJSONHasVersionsAndStreamsWhereThereIsOne() throws {
         let a = try analysis()
-        let doc = try #require(try JSONSerialization.jsonObject(with: InspectJSON(a, path: "x.rtap").encoded()) as? Object)
+        let doc = try #require(
+            try JSONSerialization.jsonObject(with: InspectJSON(a, path: "x.rtap").encoded()) as? Object)
         let exchanges = try #require(doc["exchanges"] as? [Object])
         #expect(exchanges.count == 5)
         let byID = Dictionary(uniqueKeysWithValues: exchanges.map { ($0["id"] as? Int ?? -1, $0) })
@@ -79,10 +86,12 @@ import Testing
 
     @Test func upstreamVersionIsAbsentWithoutAResponse() throws {
         var lines = Array(HTTP2MixedCapture.lines.prefix(3))
-        lines.append(#"{"type":"error","t":2500000,"ex":1,"conn":1,"kind":"upstream","message":"upstream failed","status":502}"#)
+        lines.append(
+            #"{"type":"error","t":2500000,"ex":1,"conn":1,"kind":"upstream","message":"upstream failed","status":502}"#)
         let a = try analysis(lines: lines)
         #expect(try record(a, 1).upstreamHTTPVersion == nil)
-        let doc = try #require(try JSONSerialization.jsonObject(with: InspectJSON(a, path: "x.rtap").encoded()) as? Object)
+        let doc = try #require(
+            try JSONSerialization.jsonObject(with: InspectJSON(a, path: "x.rtap").encoded()) as? Object)
         let exchange = try #require((doc["exchanges"] as? [Object])?.first)
         #expect(exchange["upstreamHTTPVersion"] == nil)
         #expect(exchange["clientHTTPVersion"] as? String == "1.1")
@@ -102,7 +111,9 @@ import Testing
     }
 
     @Test func longStreamIdsWidenTheConnColumnInsteadOfBeingCut() throws {
-        let lines = HTTP2MixedCapture.lines.map { $0.replacingOccurrences(of: #""stream":5,"#, with: #""stream":2147483647,"#) }
+        let lines = HTTP2MixedCapture.lines.map {
+            $0.replacingOccurrences(of: #""stream":5,"#, with: #""stream":2147483647,"#)
+        }
         let a = try analysis(lines: lines)
         let text = TimelineText(colour: false).render(a)
         #expect(text.contains(" s2147483647 "), "\(text)")
@@ -122,7 +133,9 @@ import Testing
 
     @Test func followModeHeaderNamesTheConnection() {
         #expect(TimelineText(colour: false).connectionHeader(connection: 7, streams: nil) == "conn 7 · HTTP/2")
-        #expect(TimelineText(colour: false).connectionHeader(connection: 7, streams: 1, upstreamVersions: ["1.1", "2"]) == "conn 7 · HTTP/2 · 1 stream · upstream HTTP/1.1 and HTTP/2")
+        #expect(
+            TimelineText(colour: false).connectionHeader(connection: 7, streams: 1, upstreamVersions: ["1.1", "2"])
+                == "conn 7 · HTTP/2 · 1 stream · upstream HTTP/1.1 and HTTP/2")
     }
 
     @Test func httpOneCapturesRenderWithoutHTTP2Marks() throws {
@@ -158,8 +171,14 @@ import Testing
         #expect(s1Response["statusText"] as? String == "")
         #expect(s1Request["headersSize"] as? Int == -1 && s1Response["headersSize"] as? Int == -1)
         #expect(s1["_stream"] as? Int == 1)
-        let headers = (s1Request["headers"] as? [Object] ?? []).map { "\($0["name"] as? String ?? "?")=\($0["value"] as? String ?? "?")" }
-        #expect(headers == [":method=GET", ":path=/b.mp4", ":scheme=https", ":authority=cdn.example", "range=bytes=0-499", "user-agent=test"])
+        let headers = (s1Request["headers"] as? [Object] ?? []).map {
+            "\($0["name"] as? String ?? "?")=\($0["value"] as? String ?? "?")"
+        }
+        #expect(
+            headers == [
+                ":method=GET", ":path=/b.mp4", ":scheme=https", ":authority=cdn.example", "range=bytes=0-499",
+                "user-agent=test",
+            ])
         #expect(s1Request["url"] as? String == "https://cdn.example/b.mp4")
 
         let (_, mixedRequest, mixedResponse) = try messages(5)
@@ -174,17 +193,24 @@ import Testing
     @Test func htmlGroupsStreamsAndMarksEachRow() throws {
         let html = HTMLReport.render(try analysis(keepChunks: true))
         #expect(html.components(separatedBy: "<tr class=\"h2conn\">").count - 1 == 1)
-        #expect(html.contains("<tr class=\"h2conn\"><td colspan=\"15\"><i class=\"sw c1\"></i>conn 2 · HTTP/2 · 3 streams · upstream HTTP/2</td></tr>"))
+        #expect(
+            html.contains(
+                "<tr class=\"h2conn\"><td colspan=\"15\"><i class=\"sw c1\"></i>conn 2 · HTTP/2 · 3 streams · upstream HTTP/2</td></tr>"
+            ))
         // The legend names the HTTP/2 connection; the HTTP/1.1 one reads as before.
         #expect(html.contains("</i>conn 2 · HTTP/2 · 3 streams <small>(closed by client)</small></span>"))
         #expect(html.contains("</i>conn 1 <small>(2 req, closed by client)</small></span>"))
         for (id, stream) in [(2, 1), (3, 3), (4, 5)] {
-            #expect(html.contains("<tr id=\"ex-\(id)\" class=\"\(id == 4 ? "cancelled" : "complete")\"><td>\(id)</td><td>"), "row \(id)")
+            #expect(
+                html.contains("<tr id=\"ex-\(id)\" class=\"\(id == 4 ? "cancelled" : "complete")\"><td>\(id)</td><td>"),
+                "row \(id)")
             #expect(html.contains("\"></i>2 s\(stream)</td>"), "stream \(stream) marked")
             #expect(html.contains("conn 2 stream \(stream) (HTTP/2), upstream reused"), "tooltip of \(id)")
         }
         // Rows of the group follow its line, and #5 of conn 1 comes after them.
-        let order = ["h2conn", "id=\"ex-2\"", "id=\"ex-3\"", "id=\"ex-4\"", "id=\"ex-5\""].map { html.range(of: $0)!.lowerBound }
+        let order = ["h2conn", "id=\"ex-2\"", "id=\"ex-3\"", "id=\"ex-4\"", "id=\"ex-5\""].map {
+            html.range(of: $0)!.lowerBound
+        }
         #expect(order == order.sorted())
         #expect(html.contains("tr.h2conn td"))
     }

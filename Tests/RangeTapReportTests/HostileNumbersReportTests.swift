@@ -32,7 +32,10 @@ import Testing
         let analysis = try CaptureAnalysis.analyze(path: capture.path)
         let e = try #require(analysis.exchanges.first)
         #expect(e.resourceSpan == nil)
-        #expect(e.findings.contains { $0.code == FindingCode.contentRangeInvalid.rawValue && $0.message.contains("9223372036854775806") })
+        #expect(
+            e.findings.contains {
+                $0.code == FindingCode.contentRangeInvalid.rawValue && $0.message.contains("9223372036854775806")
+            })
     }
 
     @Test func aLengthNearInt64MaxLabelsTheAxis() throws {

@@ -7,8 +7,12 @@ import Testing
 /// never reach a report of a capture marked `redacted`.
 @Suite struct HostileTextReportTests {
     private func expectNoControls(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let bad = text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
-        #expect(bad.isEmpty, "control characters reach the terminal: \(bad.map { String($0.value, radix: 16) })", sourceLocation: sourceLocation)
+        let bad = text.unicodeScalars.filter {
+            ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value)
+        }
+        #expect(
+            bad.isEmpty, "control characters reach the terminal: \(bad.map { String($0.value, radix: 16) })",
+            sourceLocation: sourceLocation)
     }
 
     @Test func summaryEscapesControlsAndRedactsURLPasswords() throws {
@@ -30,7 +34,9 @@ import Testing
         for colour in [false, true] {
             var text = TimelineText(colour: colour).render(analysis)
             // rangetap's own colours are the only escape sequences left.
-            for sgr in ["\u{1B}[0m", "\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[32m", "\u{1B}[33m"] { text = text.replacingOccurrences(of: sgr, with: "") }
+            for sgr in ["\u{1B}[0m", "\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[32m", "\u{1B}[33m"] {
+                text = text.replacingOccurrences(of: sgr, with: "")
+            }
             expectNoControls(text)
             #expect(text.contains("/a\\x1B[2J.mp4"), "\(text)")
             #expect(text.contains("http://user:<redacted>@127.0.0.1:8081/a\\x1B[2J.mp4"), "\(text)")

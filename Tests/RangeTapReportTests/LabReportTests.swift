@@ -29,7 +29,9 @@ import Testing
         let one = try exchange(doc, 1)
         let findings = try #require(one["findings"] as? [Object])
         #expect(findings.map { $0["code"] as? String } == ["header-case", "header-case"])
-        #expect(findings.allSatisfy { $0["injected"] as? Bool == true && $0["rules"] as? [String] == ["header-case=lower"] })
+        #expect(
+            findings.allSatisfy { $0["injected"] as? Bool == true && $0["rules"] as? [String] == ["header-case=lower"] }
+        )
         let faults = try #require(one["faults"] as? [Object])
         #expect(faults.count == 1)
         #expect(faults[0]["rule"] as? String == "header-case=lower")
@@ -80,10 +82,16 @@ import Testing
         #expect(!row2.contains("FAULT") && row2.hasSuffix("ok [header-case]"))
         #expect(try #require(lines.first { $0.hasPrefix("  #3 ") }).contains("FAULT reset-after=10"))
         #expect(lines.contains("findings (4, 3 of them injected by --fault rules)"))
-        #expect(lines.filter { $0.contains("#1 header-case [injected: header-case=lower]: response header \"content-range\"") }.count == 1)
-        #expect(lines.contains { $0.hasPrefix("WARN") && $0.contains(" #2 header-case: response header \"content-range\"") })
+        #expect(
+            lines.filter {
+                $0.contains("#1 header-case [injected: header-case=lower]: response header \"content-range\"")
+            }.count == 1)
+        #expect(
+            lines.contains { $0.hasPrefix("WARN") && $0.contains(" #2 header-case: response header \"content-range\"") }
+        )
         #expect(lines.contains("  findings: 0 error, 1 warn, 0 info"))
-        #expect(lines.contains("  injected by --fault rules into 2 exchanges, not counted above: 0 error, 2 warn, 1 info"))
+        #expect(
+            lines.contains("  injected by --fault rules into 2 exchanges, not counted above: 0 error, 2 warn, 1 info"))
     }
 
     @Test(arguments: ["avplayer-nginx", "ffmpeg-moov-at-end", "curl-ranges", "python-http-server"])
@@ -97,22 +105,32 @@ import Testing
 
     @Test func htmlDrawsWhatTheClientGotAndMarksFaults() throws {
         let page = HTMLReport.render(try analysis(keepChunks: true), title: "lab.rtap")
-        #expect(page.contains("<p class=\"shaped\">client link shaped: <code>rate=2mbit,latency=80ms,scope=link</code> (trace <code>cell.trace</code>) from 0.0 ms · off from 40.0 ms</p>"))
-        #expect(page.components(separatedBy: "<polyline class=\"client c").count - 1 == 2, "one client line in #1, one in the legend")
+        #expect(
+            page.contains(
+                "<p class=\"shaped\">client link shaped: <code>rate=2mbit,latency=80ms,scope=link</code> (trace <code>cell.trace</code>) from 0.0 ms · off from 40.0 ms</p>"
+            ))
+        #expect(
+            page.components(separatedBy: "<polyline class=\"client c").count - 1 == 2,
+            "one client line in #1, one in the legend")
         #expect(page.contains("client got (shaped link)"))
         #expect(page.components(separatedBy: "<g class=\"mark-fault\" data-ex=").count - 1 == 2)
         #expect(page.contains("<title>#1 fault injected by --fault header-case=lower: respelled 2 names</title>"))
-        #expect(page.contains("<title>#3 fault injected by --fault reset-after=10: reset the client connection after 10 body bytes</title>"))
+        #expect(
+            page.contains(
+                "<title>#3 fault injected by --fault reset-after=10: reset the client connection after 10 body bytes</title>"
+            ))
         #expect(page.contains("injected by --fault <code>header-case=lower</code>"))
         #expect(page.contains("error / warn / info; 3 more injected by --fault rules"))
         #expect(page.contains("as the client got it (rewritten by --fault):"))
         // The exchange without faults has no badge in its row.
-        let row2 = try #require(page.components(separatedBy: "<tr id=\"ex-2\"").dropFirst().first?.components(separatedBy: "</tr>").first)
+        let row2 = try #require(
+            page.components(separatedBy: "<tr id=\"ex-2\"").dropFirst().first?.components(separatedBy: "</tr>").first)
         #expect(!row2.contains("inj"))
     }
 
     @Test func htmlWithoutLabEventsHasNoneOfTheLabMarks() throws {
-        let page = HTMLReport.render(try analysis(lines: LabCapture.withoutLabEvents, keepChunks: true), title: "lab.rtap")
+        let page = HTMLReport.render(
+            try analysis(lines: LabCapture.withoutLabEvents, keepChunks: true), title: "lab.rtap")
         for mark in ["class=\"client", "mark-fault", "client got", "class=\"shaped\"", "inj", "--fault", ".shaped {"] {
             #expect(!page.contains(mark), "\(mark)")
         }
@@ -126,13 +144,18 @@ import Testing
         let one = try #require(entries.first { $0["_rangetapExchange"] as? Int == 1 })
         let headers = try #require((one["response"] as? Object)?["headers"] as? [Object])
         #expect(headers.map { $0["name"] as? String } == ["content-range", "content-length"])
-        #expect((one["response"] as? Object)?["headersSize"] as? Int == 85, "the three lines and the blank line the wire had")
+        #expect(
+            (one["response"] as? Object)?["headersSize"] as? Int == 85,
+            "the three lines and the blank line the wire had")
         let faults = try #require(one["_rangetapFaults"] as? [Object])
         #expect(faults.map { $0["rule"] as? String } == ["header-case=lower"])
         #expect(faults.first?["t"] as? Double == 1)
         let two = try #require(entries.first { $0["_rangetapExchange"] as? Int == 2 })
         #expect(two["_rangetapFaults"] == nil)
-        #expect(((two["response"] as? Object)?["headers"] as? [Object])?.map { $0["name"] as? String } == ["content-range", "Content-Length"])
+        #expect(
+            ((two["response"] as? Object)?["headers"] as? [Object])?.map { $0["name"] as? String } == [
+                "content-range", "Content-Length",
+            ])
         let three = try #require(entries.first { $0["_rangetapExchange"] as? Int == 3 })
         #expect((three["_rangetapFaults"] as? [Object])?.first?["action"] as? String == "reset-after")
         // No head was rewritten: the origin's.

@@ -9,8 +9,11 @@ public struct ConnLoadBurst {
 
     /// Runs the burst. `scheme` is `http` (absolute-form GETs), `https` or `h2` (CONNECT, TLS
     /// trusting `ca`, then one GET over HTTP/1.1 or as one HTTP/2 stream).
-    public init(scheme: String = "http", ca: String? = nil, proxyPort: Int, originPort: Int, path: String, size: Int, sha256: String,
-                connections: Int, inFlight: Int) throws {
+    public init(
+        scheme: String = "http", ca: String? = nil, proxyPort: Int, originPort: Int, path: String, size: Int,
+        sha256: String,
+        connections: Int, inFlight: Int
+    ) throws {
         var args = [Paths.root + "/tools/conn-load.py", "burst", "--scheme", scheme]
         if let ca { args += ["--ca", ca] }
         args += [
@@ -20,10 +23,11 @@ public struct ConnLoadBurst {
             "--op-timeout", "60", "--deadline", "280",
         ]
         run = try runCommand(try Paths.tool("python3"), args, timeout: 300)
-        figures = Dictionary(run.text.split(separator: "\n").compactMap { line -> (String, String)? in
-            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-            return parts.count == 2 ? (parts[0], parts[1]) : nil
-        }, uniquingKeysWith: { first, _ in first })
+        figures = Dictionary(
+            run.text.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                return parts.count == 2 ? (parts[0], parts[1]) : nil
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Whether every connection was served exactly: exit status 0, `ok` = `connections`, no error.

@@ -17,7 +17,10 @@ public enum Paths {
 
     /// An executable on PATH or in the usual system folders.
     public static func tool(_ name: String) throws -> String {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/usr/local/bin"]
+        let dirs =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + [
+                "/usr/sbin", "/usr/bin", "/usr/local/bin",
+            ]
         for d in dirs where FileManager.default.isExecutableFile(atPath: d + "/" + name) { return d + "/" + name }
         throw TestFailure("\(name) is not installed; run tools/test.sh, which installs it with apt-get")
     }
@@ -75,7 +78,9 @@ public func waitForPort(_ port: Int, timeout: Double = 10) throws {
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         close(fd)
         if rc == 0 { return }
@@ -97,27 +102,31 @@ public final class NginxServer: @unchecked Sendable {
     /// certificate and key. `extraServerConfig` goes inside the `server` block,
     /// `extraHTTPConfig` inside the `http` block (for `proxy_cache_path` and the like).
     /// `http2` offers `h2` by ALPN next to `http/1.1` (with `tls`; nginx 1.22's `listen … http2`).
-    public init(root: String, extraServerConfig: String = "", extraHTTPConfig: String = "", tls: (certificate: String, key: String)? = nil, http2: Bool = false) throws {
+    public init(
+        root: String, extraServerConfig: String = "", extraHTTPConfig: String = "",
+        tls: (certificate: String, key: String)? = nil, http2: Bool = false
+    ) throws {
         self.root = root
         dir = Paths.temporaryDirectory("nginx")
         port = try freePort()
         let conf = """
-        daemon off;
-        master_process off;
-        pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log;
-        events { worker_connections 1024; }
-        http {
-          log_format bytes '$request_method $uri $status $body_bytes_sent $connection $connection_requests "$http_range"';
-          access_log \(dir)/access.log bytes;
-          client_body_temp_path \(dir); proxy_temp_path \(dir); fastcgi_temp_path \(dir); uwsgi_temp_path \(dir); scgi_temp_path \(dir);
-          types { video/mp4 mp4; application/octet-stream bin; }
-          \(extraHTTPConfig)
-          server { listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl")\(http2 ? " http2" : ""); root \(root); \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? "") \(extraServerConfig) }
-        }
-        """
+            daemon off;
+            master_process off;
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/error.log;
+            events { worker_connections 1024; }
+            http {
+              log_format bytes '$request_method $uri $status $body_bytes_sent $connection $connection_requests "$http_range"';
+              access_log \(dir)/access.log bytes;
+              client_body_temp_path \(dir); proxy_temp_path \(dir); fastcgi_temp_path \(dir); uwsgi_temp_path \(dir); scgi_temp_path \(dir);
+              types { video/mp4 mp4; application/octet-stream bin; }
+              \(extraHTTPConfig)
+              server { listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl")\(http2 ? " http2" : ""); root \(root); \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? "") \(extraServerConfig) }
+            }
+            """
         try conf.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = try TestProcess(try Paths.tool("nginx"), ["-c", dir + "/nginx.conf", "-p", dir, "-e", dir + "/error.log"])
+        process = try TestProcess(
+            try Paths.tool("nginx"), ["-c", dir + "/nginx.conf", "-p", dir, "-e", dir + "/error.log"])
         try waitForPort(port)
     }
 
@@ -126,7 +135,8 @@ public final class NginxServer: @unchecked Sendable {
 
     /// Access log lines: `METHOD URI STATUS BODY_BYTES_SENT CONNECTION CONNECTION_REQUESTS "RANGE"`.
     public func accessLog() -> [String] {
-        ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 
     /// Stops nginx.
@@ -143,7 +153,8 @@ public final class PythonHTTPServer: @unchecked Sendable {
     /// Starts it.
     public init(root: String) throws {
         port = try freePort()
-        process = try TestProcess(try Paths.tool("python3"), ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root])
+        process = try TestProcess(
+            try Paths.tool("python3"), ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root])
         try waitForPort(port)
     }
 
@@ -165,9 +176,13 @@ public final class QuirkOrigin: @unchecked Sendable {
     /// Starts it with a resource of `size` bytes.
     public init(size: Int = 1 << 20) throws {
         self.size = size
-        process = try TestProcess(try Paths.tool("python3"), [Paths.root + "/Tests/Origins/quirk_origin.py", "--port", "0", "--size", String(size)])
+        process = try TestProcess(
+            try Paths.tool("python3"),
+            [Paths.root + "/Tests/Origins/quirk_origin.py", "--port", "0", "--size", String(size)])
         let line = try process.waitForLine(prefix: "PORT ")
-        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else { throw TestFailure("quirk origin said \(line)") }
+        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else {
+            throw TestFailure("quirk origin said \(line)")
+        }
         port = p
     }
 
@@ -197,9 +212,16 @@ public final class SinkOrigin: @unchecked Sendable {
     /// Starts it.
     public init() throws {
         directory = Paths.temporaryDirectory("sink-origin")
-        process = try TestProcess(try Paths.tool("python3"), [Paths.root + "/Tests/Origins/sink_origin.py", "--port", "0", "--total", directory + "/total", "--log", directory + "/log"])
+        process = try TestProcess(
+            try Paths.tool("python3"),
+            [
+                Paths.root + "/Tests/Origins/sink_origin.py", "--port", "0", "--total", directory + "/total", "--log",
+                directory + "/log",
+            ])
         let line = try process.waitForLine(prefix: "PORT ")
-        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else { throw TestFailure("sink origin said \(line)") }
+        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else {
+            throw TestFailure("sink origin said \(line)")
+        }
         port = p
     }
 
@@ -208,12 +230,15 @@ public final class SinkOrigin: @unchecked Sendable {
 
     /// Body bytes received so far, all requests together (written every 0.2 s).
     public var total: Int {
-        (try? String(contentsOfFile: directory + "/total", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        (try? String(contentsOfFile: directory + "/total", encoding: .utf8)).flatMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        } ?? 0
     }
 
     /// Requests whose body ended, one `METHOD TARGET BYTES` line each.
     public var completed: [String] {
-        ((try? String(contentsOfFile: directory + "/log", encoding: .isoLatin1)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: directory + "/log", encoding: .isoLatin1)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 
     /// Waits (up to `seconds`) until ``total`` reaches `bytes`; returns the last total seen.
@@ -243,15 +268,19 @@ public final class RawOrigin: @unchecked Sendable {
     /// Starts it on a fresh directory.
     public init() throws {
         directory = Paths.temporaryDirectory("raw-origin")
-        process = try TestProcess(try Paths.tool("python3"), [Paths.root + "/Tests/Origins/raw_origin.py", "--port", "0", "--dir", directory])
+        process = try TestProcess(
+            try Paths.tool("python3"), [Paths.root + "/Tests/Origins/raw_origin.py", "--port", "0", "--dir", directory])
         let line = try process.waitForLine(prefix: "PORT ")
-        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else { throw TestFailure("raw origin said \(line)") }
+        guard let p = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) else {
+            throw TestFailure("raw origin said \(line)")
+        }
         port = p
     }
 
     /// Sets the exact response for `/r/NAME` (Latin-1 text: one byte per character).
     public func respond(_ name: String, with text: String) throws {
-        try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }).write(to: URL(fileURLWithPath: "\(directory)/\(name).http"))
+        try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }).write(
+            to: URL(fileURLWithPath: "\(directory)/\(name).http"))
     }
 
     /// The exact bytes of the last request for `/r/NAME`, as Latin-1 text.

@@ -30,7 +30,9 @@ public enum ProcFiles {
             for row in text.split(separator: "\n").dropFirst() {
                 let fields = row.split(separator: " ")
                 guard fields.count > 9 else { continue }
-                let port = { (address: Substring) in address.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? -1 }
+                let port = { (address: Substring) in
+                    address.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? -1
+                }
                 rows.append(TCPRow(localPort: port(fields[1]), remotePort: port(fields[2]), inode: fields[9]))
             }
         }
@@ -45,8 +47,9 @@ public enum ProcFiles {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return fds.compactMap { fd -> Int32? in
             guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
-                  link.hasPrefix("socket:["), link.hasSuffix("]"),
-                  inodes.contains(Substring(link.dropFirst(8).dropLast())) else { return nil }
+                link.hasPrefix("socket:["), link.hasSuffix("]"),
+                inodes.contains(Substring(link.dropFirst(8).dropLast()))
+            else { return nil }
             return Int32(fd)
         }.sorted()
     }

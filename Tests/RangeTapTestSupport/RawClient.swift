@@ -23,7 +23,9 @@ public final class RawClient {
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard rc == 0 else {
             Glibc.close(fd)
@@ -51,7 +53,9 @@ public final class RawClient {
     public func send(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            }
             guard n > 0 else { throw RawClientError.failed("send: \(String(cString: strerror(errno)))") }
             done += n
         }
@@ -68,7 +72,9 @@ public final class RawClient {
                 buffered.removeFirst(end)
                 return head
             }
-            guard try fill(max: 1024) > 0 else { throw RawClientError.failed("connection closed before the head ended (\(buffered.count) bytes)") }
+            guard try fill(max: 1024) > 0 else {
+                throw RawClientError.failed("connection closed before the head ended (\(buffered.count) bytes)")
+            }
         }
     }
 

@@ -8,7 +8,10 @@ public final class TestProcess: @unchecked Sendable {
     private let stderrPath: String
 
     /// Starts `executable` with `arguments`; stderr goes to a temporary file (see ``stderrText``).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: String? = nil
+    ) throws {
         process = Process()
         // Children inherit the test runner's blocked signal mask, so they would ignore SIGTERM:
         // exec them through a shim that clears it.
@@ -38,12 +41,15 @@ public final class TestProcess: @unchecked Sendable {
                 let data = handle.availableData
                 if data.isEmpty { break }
                 buffer.append(data)
-                for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
+                for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix)
+                {
                     return String(line)
                 }
             }
         }
-        throw TestFailure("\(process.executableURL?.lastPathComponent ?? "process") printed no line starting with \(prefix) within \(timeout)s; stderr: \(stderrText.suffix(2000))")
+        throw TestFailure(
+            "\(process.executableURL?.lastPathComponent ?? "process") printed no line starting with \(prefix) within \(timeout)s; stderr: \(stderrText.suffix(2000))"
+        )
     }
 
     /// Everything written to stderr so far.
@@ -81,7 +87,10 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to completion (bounded by `timeout` seconds) and collects its output.
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, timeout: Double = 60) throws -> CommandResult {
+public func runCommand(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+    timeout: Double = 60
+) throws -> CommandResult {
     let p = Process()
     if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
     p.executableURL = URL(fileURLWithPath: cleanSignalShim.executable)
@@ -122,5 +131,8 @@ public struct TestFailure: Error, CustomStringConvertible {
 /// `python3 -c …` that unblocks all signals and execs its arguments.
 let cleanSignalShim: (executable: String, arguments: [String]) = (
     (try? Paths.tool("python3")) ?? "/usr/bin/python3",
-    ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"]
+    [
+        "-c",
+        "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+    ]
 )

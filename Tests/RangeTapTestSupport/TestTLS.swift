@@ -14,7 +14,9 @@ public struct TestTLS: Sendable {
 
     /// Makes the files in a new temporary directory.
     /// A proxy that intercepts with a new CA in a temporary directory and trusts this CA upstream.
-    public func interceptingProxy(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+    public func interceptingProxy(
+        _ configure: (inout ProxyConfiguration) -> Void = { _ in }
+    ) async throws -> ProxyHarness {
         let caDir = Paths.temporaryDirectory("rangetap-ca")
         let caFile = self.caFile
         return try await ProxyHarness { config in
@@ -34,16 +36,32 @@ public struct TestTLS: Sendable {
         caFile = dir + "/origin-ca.pem"
         certificate = dir + "/cert.pem"
         key = dir + "/key.pem"
-        try run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir + "/origin-ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=rangetap test origin CA"])
-        try run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", dir + "/req.csr", "-subj", "/CN=localhost"])
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: dir + "/ext.cnf", atomically: true, encoding: .utf8)
-        try run(["x509", "-req", "-in", dir + "/req.csr", "-CA", caFile, "-CAkey", dir + "/origin-ca.key", "-CAcreateserial", "-out", certificate, "-days", "2", "-extfile", dir + "/ext.cnf"])
+        try run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+            dir + "/origin-ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=rangetap test origin CA",
+        ])
+        try run([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
+            dir + "/req.csr", "-subj", "/CN=localhost",
+        ])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(
+            toFile: dir + "/ext.cnf", atomically: true, encoding: .utf8)
+        try run([
+            "x509", "-req", "-in", dir + "/req.csr", "-CA", caFile, "-CAkey", dir + "/origin-ca.key", "-CAcreateserial",
+            "-out", certificate, "-days", "2", "-extfile", dir + "/ext.cnf",
+        ])
     }
 
     /// A self-signed certificate and key for `127.0.0.1` (no CA vouches for it).
     public static func selfSigned() throws -> (certificate: String, key: String) {
         let dir = Paths.temporaryDirectory("self-signed")
-        let r = try runCommand(try Paths.tool("openssl"), ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        let r = try runCommand(
+            try Paths.tool("openssl"),
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+                "subjectAltName=IP:127.0.0.1",
+            ])
         guard r.status == 0 else { throw TestFailure("openssl: \(r.stderr)") }
         return (dir + "/cert.pem", dir + "/key.pem")
     }

@@ -12,8 +12,12 @@ import RangeTapCore
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let input = FuzzInput(start, count)
     let line = Data(input.bytes)
-    let decoded = Result { () throws(CaptureError) -> CaptureEvent? in try CaptureEvent.decode(jsonLine: line, lineNumber: 7) }
-    let slow = Result { () throws(CaptureError) -> CaptureEvent? in try CaptureEvent.decode(jsonLine: Data([0x20]) + line, lineNumber: 7) }
+    let decoded = Result { () throws(CaptureError) -> CaptureEvent? in
+        try CaptureEvent.decode(jsonLine: line, lineNumber: 7)
+    }
+    let slow = Result { () throws(CaptureError) -> CaptureEvent? in
+        try CaptureEvent.decode(jsonLine: Data([0x20]) + line, lineNumber: 7)
+    }
     switch (decoded, slow) {
     case (.success(let a), .success(let b)):
         fuzzRequire(a == b, "fast and full decoders differ: \(String(describing: a)) vs \(String(describing: b))")
@@ -22,17 +26,24 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     case (.success(let a), .failure(let e)):
         fuzzRequire(false, "only the fast path takes the line, as \(String(describing: a)); full decoder: \(e)")
     case (.failure(let e), .success(let b)):
-        fuzzRequire(false, "only the full decoder takes the line, as \(String(describing: b)); with the fast path: \(e)")
+        fuzzRequire(
+            false, "only the full decoder takes the line, as \(String(describing: b)); with the fast path: \(e)")
     }
     guard case .success(let event?) = decoded else { return 0 }
     let written = event.jsonLine()
     fuzzRequire(written.last == 0x0A, "jsonLine() does not end with LF")
-    let reread = Result { () throws(CaptureError) -> CaptureEvent? in try CaptureEvent.decode(jsonLine: Data(written.dropLast()), lineNumber: 7) }
+    let reread = Result { () throws(CaptureError) -> CaptureEvent? in
+        try CaptureEvent.decode(jsonLine: Data(written.dropLast()), lineNumber: 7)
+    }
     switch reread {
     case .success(let again):
-        fuzzRequire(again == event, "written and read back, \(String(describing: event)) became \(String(describing: again))")
+        fuzzRequire(
+            again == event, "written and read back, \(String(describing: event)) became \(String(describing: again))")
     case .failure(let error):
-        fuzzRequire(false, "the writer's line \(String(decoding: written, as: UTF8.self).debugDescription) does not read back: \(error)")
+        fuzzRequire(
+            false,
+            "the writer's line \(String(decoding: written, as: UTF8.self).debugDescription) does not read back: \(error)"
+        )
     }
     return 0
 }

@@ -32,8 +32,9 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         return 0
     }
     let status = HeaderLine(raw: head.statusLine)
-    fuzzRequire(status.syntax == .statusLine && status.lineEnding == .crlf && !status.containsBareCR,
-                "status line \(head.statusLine.debugDescription)")
+    fuzzRequire(
+        status.syntax == .statusLine && status.lineEnding == .crlf && !status.containsBareCR,
+        "status line \(head.statusLine.debugDescription)")
 
     var connectionListed = Set<String>()
     for field in head.fields {
@@ -60,8 +61,9 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     fuzzRequire(Latin1.string(bytes) == head.text, "Latin-1 round trip of the forwarded head")
     let reread = FuzzInput(bytes: bytes).linesKeepingTerminators.map { HeaderLine(raw: Latin1.string($0)) }
     let again = try? ForwardedResponseHead(upstream: reread, hopByHop: hopByHop)
-    fuzzRequire(again?.statusLine == head.statusLine && again?.fields == head.fields,
-                "forwarding the forwarded head changed it: \(head.text.debugDescription)")
+    fuzzRequire(
+        again?.statusLine == head.statusLine && again?.fields == head.fields,
+        "forwarding the forwarded head changed it: \(head.text.debugDescription)")
     fuzzRequire(again?.changes.isEmpty == true, "the forwarded head still needs \(again?.changes ?? [])")
     return 0
 }

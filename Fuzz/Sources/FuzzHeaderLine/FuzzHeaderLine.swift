@@ -42,9 +42,13 @@ private func check(_ line: HeaderLine) {
     fuzzRequire((name != nil) == (syntax == .field), "name \(String(describing: name)) vs syntax \(syntax) for \(raw)")
     fuzzRequire((line.value != nil) == (name != nil), "value without name for \(raw)")
     if let name {
-        fuzzRequire(content.unicodeScalars.starts(with: (name + ":").unicodeScalars), "name \(name.debugDescription) is not what \(raw) starts with")
+        fuzzRequire(
+            content.unicodeScalars.starts(with: (name + ":").unicodeScalars),
+            "name \(name.debugDescription) is not what \(raw) starts with")
         let redacted = line.redacted()
-        fuzzRequire(redacted.name == name && redacted.terminator == terminator, "redacted \(redacted.raw.debugDescription) of \(raw)")
+        fuzzRequire(
+            redacted.name == name && redacted.terminator == terminator,
+            "redacted \(redacted.raw.debugDescription) of \(raw)")
     } else {
         fuzzRequire(line.redacted() == line, "redaction changed the non-field \(raw)")
     }
@@ -53,13 +57,17 @@ private func check(_ line: HeaderLine) {
 
     let repaired = line.removingSpaceBeforeColon()
     if case .spaceBeforeColon(let spaceName) = syntax {
-        fuzzRequire(repaired.syntax == .field, "repair of \(raw) is \(repaired.syntax): \(repaired.raw.debugDescription)")
-        fuzzRequire(repaired.name.map(String.init) == spaceName, "repair of \(raw) is named \(String(describing: repaired.name))")
+        fuzzRequire(
+            repaired.syntax == .field, "repair of \(raw) is \(repaired.syntax): \(repaired.raw.debugDescription)")
+        fuzzRequire(
+            repaired.name.map(String.init) == spaceName,
+            "repair of \(raw) is named \(String(describing: repaired.name))")
         fuzzRequire(repaired.terminator == terminator, "repair of \(raw) changed the terminator")
         let colon = content.unicodeScalars.firstIndex(of: ":")!
         var after = String.UnicodeScalarView()
         after.append(contentsOf: content.unicodeScalars[colon...])
-        fuzzRequire(repaired.content == spaceName + String(after), "repair of \(raw) is \(repaired.raw.debugDescription)")
+        fuzzRequire(
+            repaired.content == spaceName + String(after), "repair of \(raw) is \(repaired.raw.debugDescription)")
     } else {
         fuzzRequire(repaired == line, "repair changed \(raw) of syntax \(syntax)")
     }

@@ -28,7 +28,8 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     var searchFrom = 0
     for part in parts.parts {
         for line in part.headers {
-            fuzzRequire(!line.isBlank && line.raw.unicodeScalars.last == "\n", "part header \(line.raw.debugDescription)")
+            fuzzRequire(
+                !line.isBlank && line.raw.unicodeScalars.last == "\n", "part header \(line.raw.debugDescription)")
         }
         total += part.body.count + part.headers.reduce(0) { $0 + $1.raw.unicodeScalars.count }
         fuzzRequire(total + delimiter.count <= body.count, "parts hold more bytes than the body")

@@ -36,7 +36,9 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             guard let range = spec.resolved(length: length) else { continue }
             fuzzRequire(range.first >= 0 && range.last < length, "\(spec) in \(length) resolved to \(range)")
             fuzzRequire(range.count >= 1 && range.upperBound > range.first, "\(range) counts \(range.count)")
-            if let first = spec.knownFirst { fuzzRequire(range.first == first, "\(spec) in \(length) starts at \(range.first)") }
+            if let first = spec.knownFirst {
+                fuzzRequire(range.first == first, "\(spec) in \(length) starts at \(range.first)")
+            }
         }
     }
     return 0

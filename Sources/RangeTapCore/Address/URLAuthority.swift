@@ -49,8 +49,8 @@ public struct URLAuthority: Sendable, Hashable {
     /// one was written, or when it is no port number (see ``hasBadPort``).
     public var port: Int? {
         guard let portText, !portText.isEmpty, portText.utf8.count <= 5,
-              portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let p = Int(portText), p <= 65535
+            portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let p = Int(portText), p <= 65535
         else { return nil }
         return p
     }

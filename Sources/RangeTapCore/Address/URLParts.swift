@@ -21,7 +21,9 @@ public struct URLParts: Sendable, Hashable {
         if let sep = Self.schemeSeparator(in: text), Self.isScheme(text[..<sep]) {
             scheme = text[..<sep]
             let after = text[text.utf8.index(sep, offsetBy: 3)...]
-            let end = after.utf8.firstIndex(where: { $0 == Self.slash || $0 == Self.question || $0 == Self.hash }) ?? after.endIndex
+            let end =
+                after.utf8.firstIndex(where: { $0 == Self.slash || $0 == Self.question || $0 == Self.hash })
+                ?? after.endIndex
             authorityText = after[..<end]
             rest = after[end...]
         } else {
@@ -80,7 +82,8 @@ public struct URLParts: Sendable, Hashable {
         func isLetter(_ b: UInt8) -> Bool { (b | 0x20) &- UInt8(ascii: "a") < 26 }
         guard let first = s.utf8.first, isLetter(first) else { return false }
         return s.utf8.allSatisfy { b in
-            isLetter(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+            isLetter(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+")
+                || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
         }
     }
 

@@ -118,8 +118,12 @@ public struct CaptureAnalysis: Sendable {
             }
             let media = MediaMap.build(analysis, reader: reader)
             if !media.spans.isEmpty || !media.findings.isEmpty {
-                for i in analysis.exchanges.indices { analysis.exchanges[i].media = media.spans[analysis.exchanges[i].record.id] }
-                var byExchange = Dictionary(grouping: media.findings + MediaFindings.findings(analysis.exchanges, map: media)) { $0.exchange ?? 0 }
+                for i in analysis.exchanges.indices {
+                    analysis.exchanges[i].media = media.spans[analysis.exchanges[i].record.id]
+                }
+                var byExchange = Dictionary(
+                    grouping: media.findings + MediaFindings.findings(analysis.exchanges, map: media)
+                ) { $0.exchange ?? 0 }
                 for i in analysis.exchanges.indices {
                     guard var found = byExchange.removeValue(forKey: analysis.exchanges[i].record.id) else { continue }
                     found.markInjected(by: analysis.exchanges[i].record.faultRules)

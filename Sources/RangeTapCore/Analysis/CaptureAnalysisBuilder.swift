@@ -33,15 +33,27 @@ public struct CaptureAnalysisBuilder: Sendable {
         case .connectionClose(let e):
             connectionInfo[e.connection]?.closedBy = e.by
             connectionInfo[e.connection]?.requests = e.requests
-        case .response(let r) where r.lines.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true:
+        case .response(let r)
+        where r.lines.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true:
             multipartChunks[r.exchange] = []
         case .chunk(let c) where multipartChunks[c.exchange] != nil:
             multipartChunks[c.exchange]!.append(c)
         case .tls(let e) where e.outcome != .established:
-            let what = e.outcome == .rejected ? "the client refused rangetap's certificate for \(e.serverName ?? e.authority)" : "the TLS handshake for \(e.serverName ?? e.authority) failed"
-            analysis.findings.append(Finding(e.outcome == .rejected ? .tlsClientRejected : .tlsFailed, "\(what) on connection \(e.connection): \(e.reason ?? "no reason given")", evidence: [e.reason].compactMap { $0 }, exchange: e.exchange))
+            let what =
+                e.outcome == .rejected
+                ? "the client refused rangetap's certificate for \(e.serverName ?? e.authority)"
+                : "the TLS handshake for \(e.serverName ?? e.authority) failed"
+            analysis.findings.append(
+                Finding(
+                    e.outcome == .rejected ? .tlsClientRejected : .tlsFailed,
+                    "\(what) on connection \(e.connection): \(e.reason ?? "no reason given")",
+                    evidence: [e.reason].compactMap { $0 }, exchange: e.exchange))
         case .error(let e) where e.exchange == nil:
-            analysis.findings.append(Finding(e.kind == .badRequest ? .badRequest : .upstreamError, URLRedaction.redactingUserinfo(inText: e.message, if: analysis.header.redacted), evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
+            analysis.findings.append(
+                Finding(
+                    e.kind == .badRequest ? .badRequest : .upstreamError,
+                    URLRedaction.redactingUserinfo(inText: e.message, if: analysis.header.redacted),
+                    evidence: e.status.map { ["status \($0)"] } ?? [], exchange: nil))
         default:
             break
         }
@@ -86,7 +98,11 @@ public struct CaptureAnalysisBuilder: Sendable {
             guard let seen = b.acceptRangesSeen[url] else { continue }  // no 200 response to judge by
             let ar = seen
             if ar == nil || ar?.lowercased() == "none" {
-                a.findings.append(Finding(.acceptRangesMissing, "\(url) is served with 206 but its responses say \(ar == nil ? "no Accept-Ranges" : "Accept-Ranges: none"): clients that check Accept-Ranges before seeking will download from byte 0", evidence: [url]))
+                a.findings.append(
+                    Finding(
+                        .acceptRangesMissing,
+                        "\(url) is served with 206 but its responses say \(ar == nil ? "no Accept-Ranges" : "Accept-Ranges: none"): clients that check Accept-Ranges before seeking will download from byte 0",
+                        evidence: [url]))
             }
         }
         a.findings += HTTP2HeaderCaseNote.findings(a.exchanges.map(\.record))
@@ -139,7 +155,10 @@ public struct CaptureAnalysisBuilder: Sendable {
             do {
                 contentRange = try ContentRange.parse(v)
             } catch {
-                findings.append(Finding(.contentRangeInvalid, "Content-Range \"\(v)\" cannot be parsed: \(error)", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+                findings.append(
+                    Finding(
+                        .contentRangeInvalid, "Content-Range \"\(v)\" cannot be parsed: \(error)",
+                        evidence: [rawLine(fields, "Content-Range")], exchange: id))
             }
         }
         var rangeRequest: RangeRequest?
@@ -149,15 +168,23 @@ public struct CaptureAnalysisBuilder: Sendable {
         // What the resource's length is known to be: the origin's word, even where a fault
         // changed what the client was told.
         let originFields = rewritten ? r.responseLines.map { $0.removingSpaceBeforeColon() } : fields
-        let originContentRange = rewritten ? originFields.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) } : contentRange
-        let originContentLength = rewritten ? originFields.first(named: "Content-Length").flatMap(ContentLength.parse) : contentLength
-        if let total = originContentRange?.completeLength { noteLength(url, total, exchange: id, evidence: rawLine(originFields, "Content-Range"), findings: &findings) }
-        if r.status == 200, r.method == "GET", let cl = originContentLength { noteLength(url, cl, exchange: id, evidence: rawLine(originFields, "Content-Length"), findings: &findings) }
+        let originContentRange =
+            rewritten
+            ? originFields.first(named: "Content-Range").flatMap { try? ContentRange.parse($0) } : contentRange
+        let originContentLength =
+            rewritten ? originFields.first(named: "Content-Length").flatMap(ContentLength.parse) : contentLength
+        if let total = originContentRange?.completeLength {
+            noteLength(url, total, exchange: id, evidence: rawLine(originFields, "Content-Range"), findings: &findings)
+        }
+        if r.status == 200, r.method == "GET", let cl = originContentLength {
+            noteLength(url, cl, exchange: id, evidence: rawLine(originFields, "Content-Length"), findings: &findings)
+        }
         let length = lengths[url]
 
         // Header spelling, both directions. A rewritten head is judged as the client got it,
         // over the client's protocol.
-        findings += HeaderCaseCheck.findings(lines: head, exchange: id, side: "response", overHTTP2: rewritten ? r.isHTTP2Client : r.isHTTP2Upstream)
+        findings += HeaderCaseCheck.findings(
+            lines: head, exchange: id, side: "response", overHTTP2: rewritten ? r.isHTTP2Client : r.isHTTP2Upstream)
         findings += HeaderSyntaxCheck.findings(lines: head, exchange: id, side: "response")
 
         if let status = r.clientStatus, r.method != "CONNECT" {
@@ -166,42 +193,83 @@ public struct CaptureAnalysisBuilder: Sendable {
             if status == 200 { acceptRangesSeen[url] = .some(originFields.first(named: "Accept-Ranges")) }
             if status == 206 { partialSeen.insert(url) }
             if statusLine.hasPrefix("HTTP/1.0") {
-                findings.append(Finding(.http10, "the server answered with HTTP/1.0: no chunked encoding, and keep-alive only if it says so", evidence: [statusLine], exchange: id))
+                findings.append(
+                    Finding(
+                        .http10,
+                        "the server answered with HTTP/1.0: no chunked encoding, and keep-alive only if it says so",
+                        evidence: [statusLine], exchange: id))
             } else if fields.values(named: "Connection").contains(where: { $0.lowercased().contains("close") }) {
-                findings.append(Finding(.connectionClose, "the server closes the connection after this response (Connection: close on HTTP/1.1): the next request pays a new connection", evidence: [rawLine(fields, "Connection")], exchange: id))
+                findings.append(
+                    Finding(
+                        .connectionClose,
+                        "the server closes the connection after this response (Connection: close on HTTP/1.1): the next request pays a new connection",
+                        evidence: [rawLine(fields, "Connection")], exchange: id))
             }
-            checkRangeHandling(r, fields: fields, status: status, single: single, rangeRequest: rangeRequest, contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine, statusLine: statusLine, findings: &findings)
+            checkRangeHandling(
+                r, fields: fields, status: status, single: single, rangeRequest: rangeRequest,
+                contentRange: contentRange, contentLength: contentLength, length: length, rangeLine: rangeLine,
+                statusLine: statusLine, findings: &findings)
         }
 
         if r.pausedNs > 0 {
             let paused = Double(r.pausedNs) / 1e6
             let total = r.durationMs.map { String(format: " of %.1f ms", $0) } ?? ""
-            findings.append(Finding(.proxyPaused, String(format: "rangetap paused reading the origin for %.1f ms", paused) + total + " because the client read slowly: that time is the client's, not the origin's, and chunk times after each resume are when rangetap read the bytes", exchange: id))
+            findings.append(
+                Finding(
+                    .proxyPaused,
+                    String(format: "rangetap paused reading the origin for %.1f ms", paused) + total
+                        + " because the client read slowly: that time is the client's, not the origin's, and chunk times after each resume are when rangetap read the bytes",
+                    exchange: id))
         }
 
         // How the body ended.
         switch r.outcome {
         case .failed(let message):
             if let cl = contentLength, r.status != nil, r.bytesReceived < cl {
-                findings.append(Finding(.truncated, "body shorter than declared: \(r.bytesReceived) of \(cl) bytes arrived before the server closed the connection (not a client cancel)", evidence: [rawLine(fields, "Content-Length"), message], exchange: id))
+                findings.append(
+                    Finding(
+                        .truncated,
+                        "body shorter than declared: \(r.bytesReceived) of \(cl) bytes arrived before the server closed the connection (not a client cancel)",
+                        evidence: [rawLine(fields, "Content-Length"), message], exchange: id))
             } else if r.status != nil && r.status != 502 {
-                findings.append(Finding(.closedMidResponse, "the upstream connection failed mid-response after \(r.bytesReceived) bytes: \(message)", evidence: [message], exchange: id))
+                findings.append(
+                    Finding(
+                        .closedMidResponse,
+                        "the upstream connection failed mid-response after \(r.bytesReceived) bytes: \(message)",
+                        evidence: [message], exchange: id))
             } else {
                 findings.append(Finding(.upstreamError, message, evidence: [message], exchange: id))
             }
         case .cancelled:
             let delivered = r.bytesDelivered ?? 0
-            findings.append(Finding(.cancelled, "the client cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received from upstream\(r.sendBuffer.map { ", up to \($0) of them possibly unread in the socket buffer" } ?? ""))", evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+            findings.append(
+                Finding(
+                    .cancelled,
+                    "the client cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received from upstream\(r.sendBuffer.map { ", up to \($0) of them possibly unread in the socket buffer" } ?? ""))",
+                    evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
             if case .from? = single, r.bytesReceived < 1 << 20 {
-                findings.append(Finding(.earlyCancel, "open-ended request \(r.requestRange ?? "") cancelled after \(r.bytesReceived) bytes: the player reads ahead a little and cancels (the AVPlayer pattern)", evidence: [rangeLine ?? ""], exchange: id))
+                findings.append(
+                    Finding(
+                        .earlyCancel,
+                        "open-ended request \(r.requestRange ?? "") cancelled after \(r.bytesReceived) bytes: the player reads ahead a little and cancels (the AVPlayer pattern)",
+                        evidence: [rangeLine ?? ""], exchange: id))
             }
         case .complete, .open:
-            if r.outcome == .complete, let cl = contentLength, r.method != "HEAD", r.status != 304, r.status != 204, cl != r.bytesReceived {
-                findings.append(Finding(.contentLengthMismatch, "Content-Length says \(cl) bytes but \(r.bytesReceived) arrived", evidence: [rawLine(fields, "Content-Length")], exchange: id))
+            if r.outcome == .complete, let cl = contentLength, r.method != "HEAD", r.status != 304, r.status != 204,
+                cl != r.bytesReceived
+            {
+                findings.append(
+                    Finding(
+                        .contentLengthMismatch, "Content-Length says \(cl) bytes but \(r.bytesReceived) arrived",
+                        evidence: [rawLine(fields, "Content-Length")], exchange: id))
             }
             // A fault (truncate-after) that closed the client's connection before the last byte.
             if r.outcome == .complete, r.injected, let delivered = r.bytesDelivered, delivered < r.bytesReceived {
-                findings.append(Finding(.truncated, "the client got \(delivered) of the \(r.bytesReceived) body bytes before its connection was closed", evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+                findings.append(
+                    Finding(
+                        .truncated,
+                        "the client got \(delivered) of the \(r.bytesReceived) body bytes before its connection was closed",
+                        evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
             }
         }
 
@@ -215,45 +283,89 @@ public struct CaptureAnalysisBuilder: Sendable {
         return nil
     }
 
-    private mutating func noteLength(_ url: String, _ total: Int64, exchange: Int, evidence: String, findings: inout [Finding]) {
+    private mutating func noteLength(
+        _ url: String, _ total: Int64, exchange: Int, evidence: String, findings: inout [Finding]
+    ) {
         if let known = lengths[url], known != total {
-            findings.append(Finding(.contentRangeMismatch, "the resource's length changed from \(known) to \(total) bytes between responses", evidence: [evidence], exchange: exchange))
+            findings.append(
+                Finding(
+                    .contentRangeMismatch,
+                    "the resource's length changed from \(known) to \(total) bytes between responses",
+                    evidence: [evidence], exchange: exchange))
         }
         lengths[url] = total
     }
 
-    private func checkRangeHandling(_ r: ExchangeRecord, fields: [HeaderLine], status: Int, single: RangeSpec?, rangeRequest: RangeRequest?, contentRange: ContentRange?, contentLength: Int64?, length: Int64?, rangeLine: String?, statusLine: String, findings: inout [Finding]) {
+    private func checkRangeHandling(
+        _ r: ExchangeRecord, fields: [HeaderLine], status: Int, single: RangeSpec?, rangeRequest: RangeRequest?,
+        contentRange: ContentRange?, contentLength: Int64?, length: Int64?, rangeLine: String?, statusLine: String,
+        findings: inout [Finding]
+    ) {
         let id = r.id
         let isMultipart = fields.first(named: "Content-Type")?.lowercased().hasPrefix("multipart/byteranges") == true
         if rangeRequest?.isBytes == true, status == 200, r.method == "GET" {
             let size = contentLength.map { "\($0) bytes" } ?? "a body of unknown length"
-            findings.append(Finding(.rangeIgnored, "asked \(r.requestRange ?? "a range"), got 200: the server ignored the Range and sends the whole resource (\(size))\(r.outcome == .cancelled ? "; the client cancelled after \(r.bytesReceived) bytes received" : "")", evidence: [rangeLine ?? "", statusLine], exchange: id))
+            findings.append(
+                Finding(
+                    .rangeIgnored,
+                    "asked \(r.requestRange ?? "a range"), got 200: the server ignored the Range and sends the whole resource (\(size))\(r.outcome == .cancelled ? "; the client cancelled after \(r.bytesReceived) bytes received" : "")",
+                    evidence: [rangeLine ?? "", statusLine], exchange: id))
         }
         if status == 206 && isMultipart {
-            findings.append(Finding(.multipart, "multipart/byteranges response to \(r.requestRange ?? "a multi-range request") (no top-level Content-Range, which is correct)", evidence: [rawLine(fields, "Content-Type")], exchange: id))
+            findings.append(
+                Finding(
+                    .multipart,
+                    "multipart/byteranges response to \(r.requestRange ?? "a multi-range request") (no top-level Content-Range, which is correct)",
+                    evidence: [rawLine(fields, "Content-Type")], exchange: id))
             if contentRange != nil {
-                findings.append(Finding(.multipartPartInvalid, "a multipart/byteranges response must not carry a top-level Content-Range", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+                findings.append(
+                    Finding(
+                        .multipartPartInvalid,
+                        "a multipart/byteranges response must not carry a top-level Content-Range",
+                        evidence: [rawLine(fields, "Content-Range")], exchange: id))
             }
         } else if status == 206 && fields.first(named: "Content-Range") == nil {
-            findings.append(Finding(.partialWithoutContentRange, "206 without Content-Range: the client cannot know which bytes it got", evidence: [statusLine], exchange: id))
+            findings.append(
+                Finding(
+                    .partialWithoutContentRange, "206 without Content-Range: the client cannot know which bytes it got",
+                    evidence: [statusLine], exchange: id))
         }
         if status == 206, let cr = contentRange, let got = cr.range {
             if let cl = contentLength, cl != got.count {
-                findings.append(Finding(.contentLengthMismatch, "Content-Length \(cl) disagrees with Content-Range \(got) (\(got.count) bytes)", evidence: [rawLine(fields, "Content-Length"), rawLine(fields, "Content-Range")], exchange: id))
+                findings.append(
+                    Finding(
+                        .contentLengthMismatch,
+                        "Content-Length \(cl) disagrees with Content-Range \(got) (\(got.count) bytes)",
+                        evidence: [rawLine(fields, "Content-Length"), rawLine(fields, "Content-Range")], exchange: id))
             }
             if !cr.isConsistent {
-                findings.append(Finding(.contentRangeMismatch, "Content-Range ends at \(got.last) but says the resource has \(cr.completeLength ?? 0) bytes", evidence: [rawLine(fields, "Content-Range")], exchange: id))
+                findings.append(
+                    Finding(
+                        .contentRangeMismatch,
+                        "Content-Range ends at \(got.last) but says the resource has \(cr.completeLength ?? 0) bytes",
+                        evidence: [rawLine(fields, "Content-Range")], exchange: id))
             }
-            if let single, let total = cr.completeLength ?? length, let expected = single.resolved(length: total), expected != got {
+            if let single, let total = cr.completeLength ?? length, let expected = single.resolved(length: total),
+                expected != got
+            {
                 var parts: [String] = []
                 if expected.first != got.first { parts.append("starts at \(got.first) instead of \(expected.first)") }
                 if expected.last != got.last { parts.append("ends at \(got.last) instead of \(expected.last)") }
-                findings.append(Finding(.contentRangeMismatch, "asked \(r.requestRange ?? ""), the server's Content-Range \(parts.joined(separator: " and "))", evidence: [rangeLine ?? "", rawLine(fields, "Content-Range")], exchange: id))
+                findings.append(
+                    Finding(
+                        .contentRangeMismatch,
+                        "asked \(r.requestRange ?? ""), the server's Content-Range \(parts.joined(separator: " and "))",
+                        evidence: [rangeLine ?? "", rawLine(fields, "Content-Range")], exchange: id))
             }
         }
         if status == 416 {
             if contentRange?.range != nil || contentRange?.completeLength == nil {
-                findings.append(Finding(.unsatisfiableWithoutLength, "416 without Content-Range: bytes */LENGTH: the client learns nothing about the resource's length (RFC 9110 §15.5.17)", evidence: [fields.first(named: "Content-Range").map { "Content-Range: \($0)" } ?? statusLine], exchange: id))
+                findings.append(
+                    Finding(
+                        .unsatisfiableWithoutLength,
+                        "416 without Content-Range: bytes */LENGTH: the client learns nothing about the resource's length (RFC 9110 §15.5.17)",
+                        evidence: [fields.first(named: "Content-Range").map { "Content-Range: \($0)" } ?? statusLine],
+                        exchange: id))
             }
         }
     }

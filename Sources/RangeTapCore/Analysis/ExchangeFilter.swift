@@ -11,7 +11,8 @@ public struct ExchangeFilter: Sendable, Equatable {
 
     /// A filter; throws naming the first value that is not allowed and what is.
     public init(hosts: [String] = [], paths: [String] = [], statuses: [String] = []) throws(ExchangeFilterError) {
-        for host in hosts where host.isEmpty || host.contains("/") || host.unicodeScalars.contains(where: { $0.value <= 0x20 }) {
+        for host in hosts
+        where host.isEmpty || host.contains("/") || host.unicodeScalars.contains(where: { $0.value <= 0x20 }) {
             throw .badHost(host)
         }
         for path in paths {
@@ -35,10 +36,13 @@ public struct ExchangeFilter: Sendable, Equatable {
             guard hosts.contains(where: { Self.host($0, matches: authority) }) else { return false }
         }
         if !paths.isEmpty {
-            guard r.method != "CONNECT", paths.contains(where: { PathGlob.matches($0, path: r.path) }) else { return false }
+            guard r.method != "CONNECT", paths.contains(where: { PathGlob.matches($0, path: r.path) }) else {
+                return false
+            }
         }
         if !statuses.isEmpty {
-            guard let status = r.clientStatus, statuses.contains(where: { Self.statusMatcher($0)?(status) == true }) else { return false }
+            guard let status = r.clientStatus, statuses.contains(where: { Self.statusMatcher($0)?(status) == true })
+            else { return false }
         }
         return true
     }
@@ -83,7 +87,8 @@ public enum ExchangeFilterError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badHost(let h): "--host \"\(h)\" is not a host: write cdn.example.com, or cdn.example.com:8443 for one port"
+        case .badHost(let h):
+            "--host \"\(h)\" is not a host: write cdn.example.com, or cdn.example.com:8443 for one port"
         case .badPath(let p, let why): "--path \"\(p)\": \(why)"
         case .badStatus(let s): "--status \"\(s)\" is not a status: write a code such as 206 or a class such as 4xx"
         }

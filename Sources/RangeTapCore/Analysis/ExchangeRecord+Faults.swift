@@ -18,7 +18,9 @@ extension ExchangeRecord {
     public var clientStatus: Int? {
         guard clientHeadRewritten, let first = clientResponseLines.first else { return status }
         let parts = first.content.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[0].uppercased().hasPrefix("HTTP/"), let code = Int(parts[1]), (0...999).contains(code) else { return status }
+        guard parts.count >= 2, parts[0].uppercased().hasPrefix("HTTP/"), let code = Int(parts[1]),
+            (0...999).contains(code)
+        else { return status }
         return code
     }
 }

@@ -36,7 +36,9 @@ public struct Finding: Sendable, Equatable {
 
     /// Creates a finding; `severity` overrides the code's usual one where the size of the
     /// problem decides (a 2-byte refetch is worth knowing, a 2 MB one costs).
-    public init(_ code: FindingCode, _ message: String, evidence: [String] = [], exchange: Int? = nil, severity: Severity? = nil) {
+    public init(
+        _ code: FindingCode, _ message: String, evidence: [String] = [], exchange: Int? = nil, severity: Severity? = nil
+    ) {
         self.code = code.rawValue
         self.severity = severity ?? code.severity
         self.message = message
@@ -103,15 +105,17 @@ public enum FindingCode: String, Sendable, CaseIterable {
     /// The severity every finding with this code has.
     public var severity: Finding.Severity {
         switch self {
-        case .headerConflict, .headerSpaceBeforeColon, .rangeIgnored, .partialWithoutContentRange, .contentRangeMismatch, .contentRangeInvalid,
-             .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
+        case .headerConflict, .headerSpaceBeforeColon, .rangeIgnored, .partialWithoutContentRange,
+            .contentRangeMismatch, .contentRangeInvalid,
+            .contentLengthMismatch, .truncated, .multipartPartInvalid, .closedMidResponse, .upstreamError:
             .error
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
-             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected, .tlsFailed,
-             .segmentRefetched, .mediaManifestInvalid:
+            .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected,
+            .tlsFailed,
+            .segmentRefetched, .mediaManifestInvalid:
             .warn
         case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused, .http2HeaderCaseUnknown,
-             .segmentCancelled, .renditionSwitch, .segmentOutOfOrder, .bufferAhead:
+            .segmentCancelled, .renditionSwitch, .segmentOutOfOrder, .bufferAhead:
             .info
         }
     }

@@ -11,10 +11,11 @@ enum HTTP2HeaderCaseNote {
             let origin = r.origin ?? r.target
             guard seen.insert(origin.lowercased()).inserted else { continue }
             let statusLine = r.responseLines.first?.raw ?? ""
-            out.append(Finding(
-                .http2HeaderCaseUnknown,
-                "responses from \(origin) came over HTTP/2, where header names are lower-case by definition (RFC 9113 §8.2.1), so their case is not judged: HTTP/1.1 clients of the same origin see the names it sends on HTTP/1.1, which this capture cannot show; rangetap probe URL (HTTP/1.1) checks them",
-                evidence: [statusLine], exchange: r.id))
+            out.append(
+                Finding(
+                    .http2HeaderCaseUnknown,
+                    "responses from \(origin) came over HTTP/2, where header names are lower-case by definition (RFC 9113 §8.2.1), so their case is not judged: HTTP/1.1 clients of the same origin see the names it sends on HTTP/1.1, which this capture cannot show; rangetap probe URL (HTTP/1.1) checks them",
+                    evidence: [statusLine], exchange: r.id))
         }
         return out
     }

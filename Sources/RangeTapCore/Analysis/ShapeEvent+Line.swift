@@ -7,6 +7,7 @@ extension ShapeEvent {
     public var line: String {
         let at = String(format: "%.1f", Double(t) / 1e6)
         if spec == "off" && trace == nil { return "link shaping off from \(at) ms" }
-        return TerminalText.escapingControls("link shaped from \(at) ms: \(spec)" + (trace.map { " (trace \($0))" } ?? ""))
+        return TerminalText.escapingControls(
+            "link shaped from \(at) ms: \(spec)" + (trace.map { " (trace \($0))" } ?? ""))
     }
 }

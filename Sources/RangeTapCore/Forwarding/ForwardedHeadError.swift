@@ -10,7 +10,9 @@ public struct ForwardedHeadError: Error, Sendable, Hashable, CustomStringConvert
     /// The first line is not `HTTP/x.y NNN reason` (`line` is what came instead, raw).
     public static func missingStatusLine(_ line: String) -> Self { .init(.missingStatusLine(String(line.prefix(200)))) }
     /// The status line holds a bare CR (response splitting).
-    public static func bareCRInStatusLine(_ line: String) -> Self { .init(.bareCRInStatusLine(String(line.prefix(200)))) }
+    public static func bareCRInStatusLine(_ line: String) -> Self {
+        .init(.bareCRInStatusLine(String(line.prefix(200))))
+    }
 
     public var description: String {
         switch code {

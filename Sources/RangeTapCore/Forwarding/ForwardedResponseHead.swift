@@ -68,7 +68,9 @@ public struct ForwardedResponseHead: Sendable, Hashable {
                 if let i = foldTarget {
                     items[i].fold(line)
                 } else {
-                    items.append(PendingLine(dropping: line, onlyLeadingWhitespace ? .whitespaceAfterStatusLine : .malformedLine))
+                    items.append(
+                        PendingLine(dropping: line, onlyLeadingWhitespace ? .whitespaceAfterStatusLine : .malformedLine)
+                    )
                 }
             case .statusLine, .noColon, .invalidName:
                 items.append(PendingLine(dropping: line, .malformedLine))
@@ -91,7 +93,9 @@ public struct ForwardedResponseHead: Sendable, Hashable {
                 changes.append(HeadChange(.bareCR, original: item.sources))
             } else if HeaderByte.contains(hopByHop, item.name) {
                 changes.append(HeadChange(.hopByHop, original: item.sources))
-                if HeaderByte.equalsIgnoringASCIICase(item.name.utf8, "transfer-encoding".utf8) { transferEncoding.append(item.line) }
+                if HeaderByte.equalsIgnoringASCIICase(item.name.utf8, "transfer-encoding".utf8) {
+                    transferEncoding.append(item.line)
+                }
             } else if HeaderByte.contains(listed, item.name) {
                 changes.append(HeadChange(.connectionListed, original: item.sources))
             } else {
@@ -197,9 +201,13 @@ private struct PendingLine {
     /// Joins a continuation line: `OWS CRLF RWS` becomes one SP (RFC 9112 §5.2).
     mutating func fold(_ line: HeaderLine) {
         var head = text
-        while let c = head.unicodeScalars.last, c == " " || c == "\t" { head = Substring(head.unicodeScalars.dropLast()) }
+        while let c = head.unicodeScalars.last, c == " " || c == "\t" {
+            head = Substring(head.unicodeScalars.dropLast())
+        }
         var tail = line.content
-        while let c = tail.unicodeScalars.first, c == " " || c == "\t" { tail = Substring(tail.unicodeScalars.dropFirst()) }
+        while let c = tail.unicodeScalars.first, c == " " || c == "\t" {
+            tail = Substring(tail.unicodeScalars.dropFirst())
+        }
         text = Substring(String(head) + " " + String(tail))
         folds.append(line.raw)
         folded = true

@@ -6,7 +6,8 @@
 /// number is refused for the same reason.
 enum BitRateText {
     /// What a rate may be, for messages.
-    static let expected = "write bits per second with a unit: 64000bit, 500kbit, 1.5mbit, 2mbit or 1gbit (powers of 1000, as tc writes them)"
+    static let expected =
+        "write bits per second with a unit: 64000bit, 500kbit, 1.5mbit, 2mbit or 1gbit (powers of 1000, as tc writes them)"
 
     /// The highest rate accepted: 1 Tbit/s.
     static let maximum: Int64 = 1_000_000_000_000
@@ -30,8 +31,10 @@ enum BitRateText {
         var message: String {
             switch self {
             case .notARate: BitRateText.expected
-            case .bytes: "rates are written in bits, not bytes (bps, kbps, mbps and B/s are refused because tools disagree on them): write kbit, mbit or gbit, e.g. 2mbit; 1 byte is 8 bits, so 2 MB/s is 16mbit"
-            case .zero: "a rate of 0 would carry nothing: leave rate out for an unlimited link, or write a rate such as 500kbit"
+            case .bytes:
+                "rates are written in bits, not bytes (bps, kbps, mbps and B/s are refused because tools disagree on them): write kbit, mbit or gbit, e.g. 2mbit; 1 byte is 8 bits, so 2 MB/s is 16mbit"
+            case .zero:
+                "a rate of 0 would carry nothing: leave rate out for an unlimited link, or write a rate such as 500kbit"
             case .tooFast: "at most 1000gbit: leave rate out for an unlimited link"
             }
         }
@@ -47,7 +50,7 @@ enum BitRateText {
         }
         let number = t.dropLast(unit.suffix.count).trimmingLabBlanks()
         guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              number.filter({ $0 == "." }).count <= 1, number != ".", let value = Double(number), value.isFinite
+            number.filter({ $0 == "." }).count <= 1, number != ".", let value = Double(number), value.isFinite
         else { throw .notARate }
         let bits = (value * Double(unit.factor)).rounded()
         if bits < 1 { throw .zero }

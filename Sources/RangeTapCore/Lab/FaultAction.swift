@@ -39,7 +39,10 @@ public enum FaultAction: Sendable, Equatable {
 
     /// The action keys of the rule syntax, in the order messages list them (`for` goes with
     /// `stall-after`).
-    static let actionKeys = ["status", "reset-after", "stall-after", "for", "delay-head", "ignore-range", "off-by-one", "drop-header", "header-case", "truncate-after"]
+    static let actionKeys = [
+        "status", "reset-after", "stall-after", "for", "delay-head", "ignore-range", "off-by-one", "drop-header",
+        "header-case", "truncate-after",
+    ]
 
     /// The keys written alone, without `=`.
     static let flagKeys: Set<String> = ["ignore-range", "off-by-one"]

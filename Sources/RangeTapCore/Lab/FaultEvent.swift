@@ -18,7 +18,8 @@ public struct FaultEvent: Sendable, Equatable {
     public var lines: [HeaderLine]?
 
     /// Creates the event.
-    public init(t: CaptureTime, exchange: Int, rule: String, action: String, detail: String, lines: [HeaderLine]? = nil) {
+    public init(t: CaptureTime, exchange: Int, rule: String, action: String, detail: String, lines: [HeaderLine]? = nil)
+    {
         self.t = t
         self.exchange = exchange
         self.rule = rule

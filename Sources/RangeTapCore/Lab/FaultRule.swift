@@ -24,9 +24,14 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
     /// Parses one rule, such as `path=*.ts,nth=3,reset-after=64k`.
     public init(parsing text: String) throws(LabSpecError) {
         let what = "fault rule"
-        let list = try KeyValueList(parsing: text, what: what, keys: FaultMatch.matchKeys + FaultAction.actionKeys, flags: FaultAction.flagKeys)
+        let list = try KeyValueList(
+            parsing: text, what: what, keys: FaultMatch.matchKeys + FaultAction.actionKeys, flags: FaultAction.flagKeys)
         if list.items.isEmpty {
-            throw .empty(what: what, expected: "write key=value items such as path=*.ts,nth=3,reset-after=64k: match keys (\(LabSpecError.list(FaultMatch.keys))) and at least one action (\(LabSpecError.list(FaultAction.keys)))")
+            throw .empty(
+                what: what,
+                expected:
+                    "write key=value items such as path=*.ts,nth=3,reset-after=64k: match keys (\(LabSpecError.list(FaultMatch.keys))) and at least one action (\(LabSpecError.list(FaultAction.keys)))"
+            )
         }
         var match = FaultMatch()
         var actions: [FaultAction] = []
@@ -35,7 +40,11 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
             switch item.key {
             case "host":
                 guard Self.isHost(item.value) else {
-                    throw list.badValue(item, expected: "write a host name or address, with a port if it must match too: cdn.example.com, cdn.example.com:8443, [::1]:8080")
+                    throw list.badValue(
+                        item,
+                        expected:
+                            "write a host name or address, with a port if it must match too: cdn.example.com, cdn.example.com:8443, [::1]:8080"
+                    )
                 }
                 match.host = item.value
             case "path":
@@ -50,15 +59,23 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
                 switch item.value.lowercased() {
                 case "yes": match.range = true
                 case "no": match.range = false
-                default: throw list.badValue(item, expected: "range is yes (requests with a Range header) or no (requests without)")
+                default:
+                    throw list.badValue(
+                        item, expected: "range is yes (requests with a Range header) or no (requests without)")
                 }
             case "nth":
-                guard item.value.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(item.value), n >= 1, n <= 1_000_000_000 else {
-                    throw list.badValue(item, expected: "nth is a count from 1: nth=2 applies the rule to the 2nd matching request only")
+                guard item.value.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(item.value), n >= 1,
+                    n <= 1_000_000_000
+                else {
+                    throw list.badValue(
+                        item, expected: "nth is a count from 1: nth=2 applies the rule to the 2nd matching request only"
+                    )
                 }
                 match.nth = n
             case "status":
-                guard item.value.count == 3, item.value.allSatisfy({ $0.isASCII && $0.isNumber }), let code = Int(item.value), (100...599).contains(code) else {
+                guard item.value.count == 3, item.value.allSatisfy({ $0.isASCII && $0.isNumber }),
+                    let code = Int(item.value), (100...599).contains(code)
+                else {
                     throw list.badValue(item, expected: "status is a three-digit code from 100 to 599, such as 503")
                 }
                 actions.append(.status(code))
@@ -78,7 +95,11 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
                 actions.append(.offByOne)
             case "drop-header":
                 guard Self.isToken(item.value) else {
-                    throw list.badValue(item, expected: "write a header field name such as Content-Range or Accept-Ranges (letters, digits and !#$%&'*+-.^_`|~)")
+                    throw list.badValue(
+                        item,
+                        expected:
+                            "write a header field name such as Content-Range or Accept-Ranges (letters, digits and !#$%&'*+-.^_`|~)"
+                    )
                 }
                 actions.append(.dropHeader(item.value))
             default:  // "header-case"
@@ -88,9 +109,12 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
                 actions.append(.headerCase(style))
             }
         }
-        if let stall = actions.firstIndex(where: { $0.name == "stall-after" }), case .stallAfter(let bytes, _) = actions[stall] {
+        if let stall = actions.firstIndex(where: { $0.name == "stall-after" }),
+            case .stallAfter(let bytes, _) = actions[stall]
+        {
             guard let ns = stallFor else {
-                throw list.badCombination("stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s")
+                throw list.badCombination(
+                    "stall-after= needs for= to say how long the stall lasts, as in stall-after=256k,for=5s")
             }
             actions[stall] = .stallAfter(bytes, forNs: ns)
         } else if stallFor != nil {
@@ -127,7 +151,8 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
     /// The bytes of a size item (``SizeText``'s spellings), at least 0.
     private static func size(_ item: KeyValueList.Item, in list: KeyValueList) throws(LabSpecError) -> Int64 {
         guard let bytes = try? SizeText.bytes(item.value), bytes >= 0 else {
-            throw list.badValue(item, expected: "write a number of bytes (65536) or one with k, m or g (64k, 1.5m; powers of 1024)")
+            throw list.badValue(
+                item, expected: "write a number of bytes (65536) or one with k, m or g (64k, 1.5m; powers of 1024)")
         }
         return bytes
     }
@@ -150,10 +175,13 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         guard URLAuthority(text).userinfo == nil else { return false }
         let parts = FaultMatch.splitAuthority(text)
         if let port = parts.port {
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port), (1...65535).contains(n) else { return false }
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port), (1...65535).contains(n) else {
+                return false
+            }
         }
         let allowed: (Unicode.Scalar) -> Bool = { c in
-            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-" || c == "." || c == "_" || c == ":"
+            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-" || c == "."
+                || c == "_" || c == ":"
         }
         return !parts.name.isEmpty && parts.name.unicodeScalars.allSatisfy(allowed)
     }

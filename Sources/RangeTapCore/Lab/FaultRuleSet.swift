@@ -20,7 +20,9 @@ public final class FaultRuleSet: Sendable {
     /// with `nth` fires only on its nth match. Concurrent callers are counted one at a time, so
     /// exactly one request is the nth.
     public func firing(host: String, path: String, method: String, hasRange: Bool) -> [FaultRule] {
-        let matching = rules.indices.filter { rules[$0].match.matches(host: host, path: path, method: method, hasRange: hasRange) }
+        let matching = rules.indices.filter {
+            rules[$0].match.matches(host: host, path: path, method: method, hasRange: hasRange)
+        }
         guard !matching.isEmpty else { return [] }
         let fired = counts.withLock { counts in
             matching.filter { i in

@@ -50,7 +50,8 @@ struct KeyValueList {
             }
             if flags.contains(key) {
                 guard value.isEmpty, !itemText.contains("=") else {
-                    throw .badValue(what: what, rule: rule, item: itemText, expected: "\(key) takes no value: write it alone")
+                    throw .badValue(
+                        what: what, rule: rule, item: itemText, expected: "\(key) takes no value: write it alone")
                 }
             } else if !itemText.contains("=") {
                 throw .missingValue(what: what, rule: rule, item: itemText, allowed: allowed)

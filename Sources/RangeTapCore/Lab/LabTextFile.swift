@@ -19,7 +19,9 @@ enum LabTextFile {
     /// lines whose first non-blank character is `#`.
     static func contentLines(_ text: String) -> [(number: Int, text: Substring)] {
         var lines: [(number: Int, text: Substring)] = []
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).enumerated() {
+        for (index, raw) in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        ).enumerated() {
             let line = raw.trimmingLabBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
             lines.append((index + 1, line))

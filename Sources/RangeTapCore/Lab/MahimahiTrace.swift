@@ -19,10 +19,14 @@ public struct MahimahiTrace: Sendable, Equatable {
         var times: [Int64] = []
         for (number, line) in LabTextFile.contentLines(text) {
             guard line.allSatisfy({ $0.isASCII && $0.isNumber }), let ms = Int64(line), ms <= Self.maximumMs else {
-                throw .badTraceLine(name: name, line: number, text: String(line), reason: "is not a whole number of milliseconds (0 to \(Self.maximumMs))")
+                throw .badTraceLine(
+                    name: name, line: number, text: String(line),
+                    reason: "is not a whole number of milliseconds (0 to \(Self.maximumMs))")
             }
             if let last = times.last, ms < last {
-                throw .badTraceLine(name: name, line: number, text: String(line), reason: "goes back in time (the line before says \(last))")
+                throw .badTraceLine(
+                    name: name, line: number, text: String(line),
+                    reason: "goes back in time (the line before says \(last))")
             }
             times.append(ms)
         }

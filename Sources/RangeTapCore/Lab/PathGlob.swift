@@ -10,7 +10,8 @@ enum PathGlob {
     /// Whether `pattern` is one ``matches(_:path:)`` accepts; nil when so, else why not.
     static func problem(_ pattern: String) -> String? {
         if pattern.contains("/") && !pattern.hasPrefix("/") {
-            return "a path with / must start with / (it is matched against the whole path); without / it is matched against the last segment, as in *.ts"
+            return
+                "a path with / must start with / (it is matched against the whole path); without / it is matched against the last segment, as in *.ts"
         }
         if pattern.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "#" }) {
             return "a path has no spaces, control characters or #: write /exact/path, /seg-*.m4s or *.ts"

@@ -52,7 +52,8 @@ public struct ShapeSpec: Sendable, Equatable, CustomStringConvertible {
         if text.trimmingLabBlanks().lowercased() == "off" { return }
         let list = try KeyValueList(parsing: text, what: what, keys: Self.keys)
         if list.items.isEmpty {
-            throw .empty(what: what, expected: "write rate=2mbit,latency=80ms,jitter=10ms,scope=link (any of these keys) or off")
+            throw .empty(
+                what: what, expected: "write rate=2mbit,latency=80ms,jitter=10ms,scope=link (any of these keys) or off")
         }
         for item in list.items {
             switch item.key {
@@ -69,7 +70,8 @@ public struct ShapeSpec: Sendable, Equatable, CustomStringConvertible {
                 if item.key == "latency" { latencyNs = ns } else { jitterNs = ns }
             default:  // "scope"
                 guard let scope = Scope(rawValue: item.value.lowercased()) else {
-                    throw list.badValue(item, expected: "scope is link (all connections share the bottleneck) or connection (one each)")
+                    throw list.badValue(
+                        item, expected: "scope is link (all connections share the bottleneck) or connection (one each)")
                 }
                 self.scope = scope
             }
@@ -98,7 +100,11 @@ public struct ShapeSpec: Sendable, Equatable, CustomStringConvertible {
     /// already has a rate, since the trace is the rate.
     public func withTrace(_ trace: MahimahiTrace, name: String) throws(LabSpecError) -> ShapeSpec {
         if rateBitsPerSecond != nil {
-            throw .badCombination(what: "shape", rule: description, reason: "a rate and a trace (\(name)) were both given: the trace sets the rate, so leave rate= out of --shape")
+            throw .badCombination(
+                what: "shape", rule: description,
+                reason:
+                    "a rate and a trace (\(name)) were both given: the trace sets the rate, so leave rate= out of --shape"
+            )
         }
         var spec = self
         spec.trace = trace

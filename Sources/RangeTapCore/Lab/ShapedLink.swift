@@ -34,7 +34,8 @@ public final class ShapedLink: Sendable {
     /// A link shaped by `spec`, whose time 0 (the start of its trace) is the monotonic `startNs`;
     /// `seed` seeds the jitter.
     public init(spec: ShapeSpec, startNs: Int64, seed: UInt64) {
-        state = Mutex(State(spec: spec, busyUntilNs: startNs, traceBaseNs: startNs, random: SeededGenerator(seed: seed)))
+        state = Mutex(
+            State(spec: spec, busyUntilNs: startNs, traceBaseNs: startNs, random: SeededGenerator(seed: seed)))
     }
 
     /// The specification in force.
@@ -75,7 +76,8 @@ public final class ShapedLink: Sendable {
             } else if let rate = state.spec.rateBitsPerSecond, bytes > 0 {
                 let free = max(now, state.busyUntilNs)
                 let serialisation = (Double(bytes) * 8e9 / Double(rate)).rounded()
-                state.busyUntilNs = free.addingSaturating(serialisation < 4e18 ? Int64(serialisation) : 4_000_000_000_000_000_000)
+                state.busyUntilNs = free.addingSaturating(
+                    serialisation < 4e18 ? Int64(serialisation) : 4_000_000_000_000_000_000)
                 carried = state.busyUntilNs
             } else {
                 carried = max(now, state.busyUntilNs)

@@ -33,7 +33,8 @@ public final class CapturedResourceBytes: ResourceBytes {
         out.reserveCapacity(Int(min(range.count, 1 << 20)))
         var at = range.lowerBound
         while at < range.upperBound {
-            guard i < segments.count, segments[i].span.lowerBound <= at, let chunk = chunkBytes(segments[i].chunk) else { return nil }
+            guard i < segments.count, segments[i].span.lowerBound <= at, let chunk = chunkBytes(segments[i].chunk)
+            else { return nil }
             let s = segments[i]
             let from = s.offsetInChunk + Int(at - s.span.lowerBound)
             let to = s.offsetInChunk + Int(min(range.upperBound, s.span.upperBound) - s.span.lowerBound)

@@ -19,7 +19,10 @@ public struct DASHIndexedRepresentation: Sendable, Equatable {
     public var periodStart: Double
 
     /// Creates one.
-    public init(url: String, indexRange: Range<Int64>, initializationRange: Range<Int64>? = nil, rendition: String, timescale: Int64 = 1, presentationTimeOffset: Int64 = 0, periodStart: Double = 0) {
+    public init(
+        url: String, indexRange: Range<Int64>, initializationRange: Range<Int64>? = nil, rendition: String,
+        timescale: Int64 = 1, presentationTimeOffset: Int64 = 0, periodStart: Double = 0
+    ) {
         self.url = url
         self.indexRange = indexRange
         self.initializationRange = initializationRange

@@ -20,7 +20,10 @@ public struct DASHRepresentation: Sendable, Equatable {
     public var name: String
 
     /// Creates a representation.
-    public init(id: String, bandwidth: Int? = nil, width: Int? = nil, height: Int? = nil, mimeType: String? = nil, contentType: String? = nil, codecs: String? = nil, name: String) {
+    public init(
+        id: String, bandwidth: Int? = nil, width: Int? = nil, height: Int? = nil, mimeType: String? = nil,
+        contentType: String? = nil, codecs: String? = nil, name: String
+    ) {
         self.id = id
         self.bandwidth = bandwidth
         self.width = width

@@ -27,7 +27,9 @@ struct DASHURLTemplate {
         while let dollar = rest.firstIndex(of: "$") {
             if dollar > rest.startIndex { pieces.append(.literal(String(rest[..<dollar]))) }
             let after = rest.index(after: dollar)
-            guard let close = rest[after...].firstIndex(of: "$") else { throw DASHTemplateProblem("has a \"$\" without its closing \"$\"") }
+            guard let close = rest[after...].firstIndex(of: "$") else {
+                throw DASHTemplateProblem("has a \"$\" without its closing \"$\"")
+            }
             let identifier = rest[after..<close]
             rest = rest[rest.index(after: close)...]
             if identifier.isEmpty {
@@ -38,19 +40,27 @@ struct DASHURLTemplate {
             var width = 1
             if parts.count == 2 {
                 let format = parts[1]
-                guard format.first == "0", format.hasSuffix("d"), let w = Int(format.dropFirst().dropLast()), (1...32).contains(w) else {
-                    throw DASHTemplateProblem("has format \"%\(format)\" in $\(identifier)$; only %0<width>d (width 1 to 32) is allowed")
+                guard format.first == "0", format.hasSuffix("d"), let w = Int(format.dropFirst().dropLast()),
+                    (1...32).contains(w)
+                else {
+                    throw DASHTemplateProblem(
+                        "has format \"%\(format)\" in $\(identifier)$; only %0<width>d (width 1 to 32) is allowed")
                 }
                 width = w
             }
             switch parts[0] {
             case "RepresentationID":
-                guard parts.count == 1 else { throw DASHTemplateProblem("formats $RepresentationID$, which takes no format") }
+                guard parts.count == 1 else {
+                    throw DASHTemplateProblem("formats $RepresentationID$, which takes no format")
+                }
                 pieces.append(.representationID)
             case "Bandwidth": pieces.append(.bandwidth(width: width))
             case "Number": pieces.append(.number(width: width))
             case "Time": pieces.append(.time(width: width))
-            default: throw DASHTemplateProblem("uses $\(identifier)$; known identifiers are $RepresentationID$, $Number$, $Time$, $Bandwidth$ and $$")
+            default:
+                throw DASHTemplateProblem(
+                    "uses $\(identifier)$; known identifiers are $RepresentationID$, $Number$, $Time$, $Bandwidth$ and $$"
+                )
             }
         }
         if !rest.isEmpty { pieces.append(.literal(String(rest))) }
@@ -65,13 +75,19 @@ struct DASHURLTemplate {
             case let .literal(s): out += s
             case .representationID: out += values.representationID
             case let .bandwidth(width):
-                guard let b = values.bandwidth else { throw DASHTemplateProblem("uses $Bandwidth$ but the representation has no @bandwidth") }
+                guard let b = values.bandwidth else {
+                    throw DASHTemplateProblem("uses $Bandwidth$ but the representation has no @bandwidth")
+                }
                 out += Self.padded(Int64(b), width)
             case let .number(width):
-                guard let n = values.number else { throw DASHTemplateProblem("uses $Number$ where there is no segment number") }
+                guard let n = values.number else {
+                    throw DASHTemplateProblem("uses $Number$ where there is no segment number")
+                }
                 out += Self.padded(Int64(n), width)
             case let .time(width):
-                guard let t = values.time else { throw DASHTemplateProblem("uses $Time$ where there is no segment time") }
+                guard let t = values.time else {
+                    throw DASHTemplateProblem("uses $Time$ where there is no segment time")
+                }
                 out += Self.padded(t, width)
             }
         }

@@ -55,7 +55,9 @@ public struct HLSPlaylist: Sendable, Equatable {
     ///     the playlist file's name when nil.
     /// - Throws: ``MediaParseError`` naming the line, when the text is not a playlist, a
     ///   duration or byte range cannot be read, or a required attribute is missing.
-    public static func parse(_ text: String, url: String, rendition: String? = nil) throws(MediaParseError) -> HLSPlaylist {
+    public static func parse(
+        _ text: String, url: String, rendition: String? = nil
+    ) throws(MediaParseError) -> HLSPlaylist {
         var parser = HLSPlaylistParser(url: url, rendition: rendition ?? MediaURL.lastPathComponent(url))
         return try parser.parse(text)
     }

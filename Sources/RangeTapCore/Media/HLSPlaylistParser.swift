@@ -50,7 +50,8 @@ struct HLSPlaylistParser {
             }
         }
         if let pending = pendingVariant {
-            throw .invalidPlaylistLine(url: url, line: pending.line, text: pending.text, expected: "a URI line after EXT-X-STREAM-INF")
+            throw .invalidPlaylistLine(
+                url: url, line: pending.line, text: pending.text, expected: "a URI line after EXT-X-STREAM-INF")
         }
         playlist.kind = sawMasterTag ? .master : .media
         return playlist
@@ -71,7 +72,9 @@ struct HLSPlaylistParser {
             .invalidPlaylistLine(url: playlistURL, line: number, text: line, expected: expected)
         }
         func attributes() throws(MediaParseError) -> HLSAttributeList {
-            guard let list = HLSAttributeList(value) else { throw fail("an attribute list (NAME=value,NAME=\"quoted, value\")") }
+            guard let list = HLSAttributeList(value) else {
+                throw fail("an attribute list (NAME=value,NAME=\"quoted, value\")")
+            }
             return list
         }
         switch name {
@@ -82,17 +85,23 @@ struct HLSPlaylistParser {
             }
             pendingDuration = duration
         case "#EXT-X-TARGETDURATION":
-            guard let d = Double(value.trimmingSpaces()), d.isFinite, d >= 0 else { throw fail("a duration in seconds") }
+            guard let d = Double(value.trimmingSpaces()), d.isFinite, d >= 0 else {
+                throw fail("a duration in seconds")
+            }
             playlist.targetDuration = d
         case "#EXT-X-MEDIA-SEQUENCE":
-            guard let n = Int(value.trimmingSpaces()), n >= 0, n <= Int.max / 2 else { throw fail("a whole sequence number from 0 to 2^62") }
+            guard let n = Int(value.trimmingSpaces()), n >= 0, n <= Int.max / 2 else {
+                throw fail("a whole sequence number from 0 to 2^62")
+            }
             playlist.mediaSequence = n
         case "#EXT-X-ENDLIST":
             playlist.endList = true
         case "#EXT-X-PLAYLIST-TYPE":
             playlist.playlistType = HLSPlaylist.PlaylistType(rawValue: value.trimmingSpaces())
         case "#EXT-X-BYTERANGE":
-            guard let range = Self.writtenRange(Substring(value.trimmingSpaces()), line: number) else { throw fail("length[@offset] in bytes") }
+            guard let range = Self.writtenRange(Substring(value.trimmingSpaces()), line: number) else {
+                throw fail("length[@offset] in bytes")
+            }
             pendingRange = range
         case "#EXT-X-KEY":
             let list = try attributes()
@@ -111,7 +120,9 @@ struct HLSPlaylistParser {
             sawMasterTag = true
             let list = try attributes()
             guard let uri = list["URI"] else { throw fail("a URI attribute") }
-            guard let variant = variant(list, uri: uri, iFrames: true) else { throw fail("a BANDWIDTH attribute (bits per second)") }
+            guard let variant = variant(list, uri: uri, iFrames: true) else {
+                throw fail("a BANDWIDTH attribute (bits per second)")
+            }
             playlist.variants.append(variant)
         case "#EXT-X-MEDIA":
             sawMasterTag = true
@@ -120,9 +131,10 @@ struct HLSPlaylistParser {
                 throw fail("TYPE, GROUP-ID and NAME attributes")
             }
             guard let type = HLSRendition.MediaType(rawValue: typeName) else { return }
-            playlist.renditions.append(HLSRendition(
-                type: type, groupID: groupID, name: name, language: list["LANGUAGE"],
-                uri: list["URI"].map { resolver.resolve($0) }, isDefault: list["DEFAULT"] == "YES"))
+            playlist.renditions.append(
+                HLSRendition(
+                    type: type, groupID: groupID, name: name, language: list["LANGUAGE"],
+                    uri: list["URI"].map { resolver.resolve($0) }, isDefault: list["DEFAULT"] == "YES"))
         default:
             return
         }
@@ -131,11 +143,14 @@ struct HLSPlaylistParser {
     private mutating func uri(_ line: String, number: Int) throws(MediaParseError) {
         if let pending = pendingVariant {
             pendingVariant = nil
-            if let variant = variant(pending.attributes, uri: line, iFrames: false) { playlist.variants.append(variant) }
+            if let variant = variant(pending.attributes, uri: line, iFrames: false) {
+                playlist.variants.append(variant)
+            }
             return
         }
         guard let duration = pendingDuration else {
-            throw .invalidPlaylistLine(url: url, line: number, text: line, expected: "an #EXTINF (or #EXT-X-STREAM-INF) line before this URI")
+            throw .invalidPlaylistLine(
+                url: url, line: number, text: line, expected: "an #EXTINF (or #EXT-X-STREAM-INF) line before this URI")
         }
         let resolved = resolver.resolve(line)
         var byteRange: Range<Int64>?
@@ -144,13 +159,15 @@ struct HLSPlaylistParser {
                 throw .byteRangeWithoutOffset(url: url, line: written.line, value: written.value, uri: line)
             }
             guard offset <= Int64.max - written.length else {
-                throw .invalidPlaylistLine(url: url, line: written.line, text: written.value, expected: "a byte range that ends before 2^63")
+                throw .invalidPlaylistLine(
+                    url: url, line: written.line, text: written.value, expected: "a byte range that ends before 2^63")
             }
             byteRange = offset..<(offset + written.length)
             segmentRangeEnds[resolved] = offset + written.length
         }
-        let span = MediaSpan(kind: .segment, format: "hls", rendition: rendition, sequence: playlist.mediaSequence + segmentIndex,
-                             start: segmentStart, end: segmentStart + duration, note: keyNote)
+        let span = MediaSpan(
+            kind: .segment, format: "hls", rendition: rendition, sequence: playlist.mediaSequence + segmentIndex,
+            start: segmentStart, end: segmentStart + duration, note: keyNote)
         playlist.segments.append(MediaSegmentRef(url: resolved, byteRange: byteRange, span: span))
         segmentIndex += 1
         segmentStart += duration
@@ -164,7 +181,9 @@ struct HLSPlaylistParser {
         let resolved = resolver.resolve(uri)
         var byteRange: Range<Int64>?
         if let written = list["BYTERANGE"] {
-            guard let range = Self.writtenRange(Substring(written), line: 0) else { throw fail("BYTERANGE=\"length[@offset]\" in bytes") }
+            guard let range = Self.writtenRange(Substring(written), line: 0) else {
+                throw fail("BYTERANGE=\"length[@offset]\" in bytes")
+            }
             let offset = range.offset ?? 0
             byteRange = offset..<(offset + range.length)
         }
@@ -174,13 +193,19 @@ struct HLSPlaylistParser {
         playlist.segments.append(MediaSegmentRef(url: resolved, byteRange: byteRange, span: span))
     }
 
-    private mutating func part(_ list: HLSAttributeList, line: Int, fail: (String) -> MediaParseError) throws(MediaParseError) {
+    private mutating func part(
+        _ list: HLSAttributeList, line: Int, fail: (String) -> MediaParseError
+    ) throws(MediaParseError) {
         guard let uri = list["URI"] else { throw fail("a URI attribute") }
-        guard let duration = list.decimal("DURATION"), duration >= 0 else { throw fail("a DURATION attribute in seconds") }
+        guard let duration = list.decimal("DURATION"), duration >= 0 else {
+            throw fail("a DURATION attribute in seconds")
+        }
         let resolved = resolver.resolve(uri)
         var byteRange: Range<Int64>?
         if let written = list["BYTERANGE"] {
-            guard let range = Self.writtenRange(Substring(written), line: line) else { throw fail("BYTERANGE=\"length[@offset]\" in bytes") }
+            guard let range = Self.writtenRange(Substring(written), line: line) else {
+                throw fail("BYTERANGE=\"length[@offset]\" in bytes")
+            }
             guard let offset = range.offset ?? partRangeEnds[resolved] else {
                 throw .byteRangeWithoutOffset(url: url, line: line, value: written, uri: uri)
             }
@@ -190,8 +215,9 @@ struct HLSPlaylistParser {
         }
         let notes = [list["INDEPENDENT"] == "YES" ? "independent" : nil, keyNote].compactMap { $0 }
         let start = segmentStart + partOffset
-        let span = MediaSpan(kind: .part, format: "hls", rendition: rendition, sequence: playlist.mediaSequence + segmentIndex,
-                             start: start, end: start + duration, note: notes.isEmpty ? nil : notes.joined(separator: ", "))
+        let span = MediaSpan(
+            kind: .part, format: "hls", rendition: rendition, sequence: playlist.mediaSequence + segmentIndex,
+            start: start, end: start + duration, note: notes.isEmpty ? nil : notes.joined(separator: ", "))
         playlist.segments.append(MediaSegmentRef(url: resolved, byteRange: byteRange, span: span))
         partOffset += duration
     }
@@ -202,12 +228,16 @@ struct HLSPlaylistParser {
         let resolution = list.resolution("RESOLUTION").map { HLSVariant.Resolution(width: $0.width, height: $0.height) }
         let codecs = list["CODECS"]
         let audioOnly = resolution == nil && codecs.map(RenditionName.isAudioOnly) == true
-        var name = RenditionName.make(width: resolution?.width, height: resolution?.height, bandwidth: bandwidth, kind: audioOnly ? "audio" : nil)
+        var name =
+            RenditionName.make(
+                width: resolution?.width, height: resolution?.height, bandwidth: bandwidth,
+                kind: audioOnly ? "audio" : nil)
             ?? MediaURL.lastPathComponent(uri)
         if iFrames { name += " I-frames" }
-        return HLSVariant(uri: resolver.resolve(uri), bandwidth: bandwidth, averageBandwidth: list.integer("AVERAGE-BANDWIDTH"),
-                          resolution: resolution, codecs: codecs, frameRate: list.decimal("FRAME-RATE"), isIFrameOnly: iFrames,
-                          audioGroup: list["AUDIO"], videoGroup: list["VIDEO"], name: name)
+        return HLSVariant(
+            uri: resolver.resolve(uri), bandwidth: bandwidth, averageBandwidth: list.integer("AVERAGE-BANDWIDTH"),
+            resolution: resolution, codecs: codecs, frameRate: list.decimal("FRAME-RATE"), isIFrameOnly: iFrames,
+            audioGroup: list["AUDIO"], videoGroup: list["VIDEO"], name: name)
     }
 
     /// `length[@offset]`, both decimal; nil otherwise.

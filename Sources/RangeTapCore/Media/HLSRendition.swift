@@ -28,7 +28,10 @@ public struct HLSRendition: Sendable, Equatable {
     public var isDefault: Bool
 
     /// Creates a rendition.
-    public init(type: MediaType, groupID: String, name: String, language: String? = nil, uri: String? = nil, isDefault: Bool = false) {
+    public init(
+        type: MediaType, groupID: String, name: String, language: String? = nil, uri: String? = nil,
+        isDefault: Bool = false
+    ) {
         self.type = type
         self.groupID = groupID
         self.name = name

@@ -38,7 +38,11 @@ public struct HLSVariant: Sendable, Equatable {
     public var name: String
 
     /// Creates a variant.
-    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, resolution: Resolution? = nil, codecs: String? = nil, frameRate: Double? = nil, isIFrameOnly: Bool = false, audioGroup: String? = nil, videoGroup: String? = nil, name: String) {
+    public init(
+        uri: String, bandwidth: Int, averageBandwidth: Int? = nil, resolution: Resolution? = nil, codecs: String? = nil,
+        frameRate: Double? = nil, isIFrameOnly: Bool = false, audioGroup: String? = nil, videoGroup: String? = nil,
+        name: String
+    ) {
         self.uri = uri
         self.bandwidth = bandwidth
         self.averageBandwidth = averageBandwidth

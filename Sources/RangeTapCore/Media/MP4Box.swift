@@ -48,7 +48,9 @@ public enum MP4Box {
     /// Returns nil when `bytes` ends before the header does (fewer than 8 bytes, or fewer than
     /// 16 for a 64-bit size). Throws when the size is smaller than the header or the box ends
     /// past `limit`.
-    public static func header(in bytes: [UInt8], at index: Int, position: Int64, limit: Int64?) throws(MP4Error) -> Header? {
+    public static func header(
+        in bytes: [UInt8], at index: Int, position: Int64, limit: Int64?
+    ) throws(MP4Error) -> Header? {
         guard index >= 0, bytes.count - index >= 8 else { return nil }
         var r = MP4ByteReader(bytes, from: index, to: bytes.count, box: "", boxOffset: position)
         let size32 = try r.u32()
@@ -95,10 +97,12 @@ public enum MP4Box {
         while length.map({ position < $0 }) ?? true {
             let want = length.map { min(16, $0 - position) } ?? 16
             guard let end = position.addingChecked(want),
-                  let bytes = source.bytes(position..<end) ?? (want > 8 ? source.bytes(position..<(position + 8)) : nil) else { break }
+                let bytes = source.bytes(position..<end) ?? (want > 8 ? source.bytes(position..<(position + 8)) : nil)
+            else { break }
             guard let h = try header(in: bytes, at: 0, position: position, limit: length) else { break }
             guard headers.count < maximumTopLevelCount else {
-                throw .countTooLarge(box: h.type, offset: position, count: UInt64(headers.count) + 1, fits: maximumTopLevelCount)
+                throw .countTooLarge(
+                    box: h.type, offset: position, count: UInt64(headers.count) + 1, fits: maximumTopLevelCount)
             }
             headers.append(h)
             // A box of size 0 runs to the end, wherever that is.

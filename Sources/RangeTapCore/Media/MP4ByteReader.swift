@@ -30,7 +30,9 @@ struct MP4ByteReader {
     init(_ bytes: [UInt8], base: Int64, header: MP4Box.Header) {
         let from = header.range.lowerBound - base + Int64(header.headerSize)
         let to = header.range.upperBound - base
-        self.init(bytes, from: Int(clamping: from), to: Int(clamping: to), box: header.type, boxOffset: header.range.lowerBound)
+        self.init(
+            bytes, from: Int(clamping: from), to: Int(clamping: to), box: header.type,
+            boxOffset: header.range.lowerBound)
     }
 
     /// Bytes left to read.

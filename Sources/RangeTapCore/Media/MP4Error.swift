@@ -65,13 +65,15 @@ public struct MP4Error: Error, Sendable, Hashable, CustomStringConvertible {
         case .largeSizeTooSmall(let size):
             return "\(at) declares a 64-bit size of \(size) bytes, less than its 16-byte header. \(damaged)"
         case .pastEnd(let end, let limit):
-            return "\(at) declares that it ends at byte \(end), past the end of what holds it (byte \(limit)). The file is cut short or damaged; fetch it whole again."
+            return
+                "\(at) declares that it ends at byte \(end), past the end of what holds it (byte \(limit)). The file is cut short or damaged; fetch it whole again."
         case .truncated(let needed, let available):
             return "\(at) needs \(needed) bytes for its fields but holds \(available). \(damaged)"
         case .countTooLarge(let count, let fits):
             return "\(at) declares \(count) entries but at most \(fits) fit. \(damaged)"
         case .tooLarge(let size, let limit):
-            return "\(at) is \(size) bytes, more than the \(limit) this reader accepts for an index box; the file is damaged or not a media file meant for streaming."
+            return
+                "\(at) is \(size) bytes, more than the \(limit) this reader accepts for an index box; the file is damaged or not a media file meant for streaming."
         case .inconsistent(let reason):
             return "\(at) is inconsistent: \(reason). \(damaged)"
         }

@@ -3,13 +3,16 @@
 enum MP4FragmentReader {
     /// Appends the samples of the `moof` whose bytes (header included) are `bytes` to the
     /// tracks they belong to; fragments of tracks the `moov` does not list are passed over.
-    static func read(moof: MP4Box.Header, bytes: [UInt8], tracks: inout [MP4TrackBuilder], budget: inout Int) throws(MP4Error) {
+    static func read(
+        moof: MP4Box.Header, bytes: [UInt8], tracks: inout [MP4TrackBuilder], budget: inout Int
+    ) throws(MP4Error) {
         let base = moof.range.lowerBound
         var previousDataEnd: Int64?
         for traf in try MP4Box.children(of: moof, in: bytes, base: base) where traf.type == "traf" {
             let boxes = try MP4Box.children(of: traf, in: bytes, base: base)
             guard let tfhd = boxes.first(where: { $0.type == "tfhd" }) else {
-                throw .inconsistent(box: traf.type, offset: traf.range.lowerBound, reason: "a track fragment has no 'tfhd' header")
+                throw .inconsistent(
+                    box: traf.type, offset: traf.range.lowerBound, reason: "a track fragment has no 'tfhd' header")
             }
             var r = MP4ByteReader(bytes, base: base, header: tfhd)
             let (_, flags) = try r.versionAndFlags()
@@ -32,7 +35,9 @@ enum MP4FragmentReader {
                 tracks[t].nextDecodeTime = version == 1 ? try d.u64AsInt64("baseMediaDecodeTime") : Int64(try d.u32())
             }
             for trun in boxes where trun.type == "trun" {
-                dataBase = try readRun(trun, bytes: bytes, base: base, dataStart: dataBase, defaultDuration: defaultDuration, defaultSize: defaultSize, track: &tracks[t], budget: &budget)
+                dataBase = try readRun(
+                    trun, bytes: bytes, base: base, dataStart: dataBase, defaultDuration: defaultDuration,
+                    defaultSize: defaultSize, track: &tracks[t], budget: &budget)
                 previousDataEnd = dataBase
             }
         }
@@ -40,7 +45,10 @@ enum MP4FragmentReader {
 
     /// One `trun`; returns where its data ends (the next run's data starts there when it gives
     /// no `data_offset`).
-    private static func readRun(_ trun: MP4Box.Header, bytes: [UInt8], base: Int64, dataStart: Int64, defaultDuration: UInt32, defaultSize: UInt32, track: inout MP4TrackBuilder, budget: inout Int) throws(MP4Error) -> Int64 {
+    private static func readRun(
+        _ trun: MP4Box.Header, bytes: [UInt8], base: Int64, dataStart: Int64, defaultDuration: UInt32,
+        defaultSize: UInt32, track: inout MP4TrackBuilder, budget: inout Int
+    ) throws(MP4Error) -> Int64 {
         var r = MP4ByteReader(bytes, base: base, header: trun)
         let (_, flags) = try r.versionAndFlags()
         let count = try r.u32()
@@ -67,7 +75,8 @@ enum MP4FragmentReader {
             let size = hasSize ? try r.u32() : defaultSize
             if hasFlags { try r.discard(4) }
             let composition = hasComposition ? Int32(bitPattern: try r.u32()) : 0
-            track.append(offset: offset, size: size, decodeTime: decode, compositionOffset: composition, duration: duration)
+            track.append(
+                offset: offset, size: size, decodeTime: decode, compositionOffset: composition, duration: duration)
             guard let next = offset.addingChecked(Int64(size)) else {
                 throw r.inconsistent("a sample runs past the largest file offset")
             }
@@ -79,4 +88,3 @@ enum MP4FragmentReader {
         return offset
     }
 }
-

@@ -42,12 +42,15 @@ public struct MP4Index: Sendable {
     /// references are missing from the index. Throws ``MP4Error`` for malformed boxes.
     public static func read(_ source: some ResourceBytes) throws(MP4Error) -> MP4Index? {
         guard let first = source.bytes(0..<8), first.count == 8 else { return nil }
-        let firstType = MP4Box.typeName(UInt32(first[4]) << 24 | UInt32(first[5]) << 16 | UInt32(first[6]) << 8 | UInt32(first[7]))
+        let firstType = MP4Box.typeName(
+            UInt32(first[4]) << 24 | UInt32(first[5]) << 16 | UInt32(first[6]) << 8 | UInt32(first[7]))
         guard firstBoxTypes.contains(firstType) else { return nil }
 
         let boxes = try MP4Box.topLevel(of: source)
         let moovBox = boxes.first { $0.type == "moov" }
-        let moovAtEnd = moovBox.map { m in boxes.contains { $0.type == "mdat" && $0.range.lowerBound < m.range.lowerBound } } ?? false
+        let moovAtEnd =
+            moovBox.map { m in boxes.contains { $0.type == "mdat" && $0.range.lowerBound < m.range.lowerBound } }
+            ?? false
 
         // No more samples than the resource has bytes: a count of samples sharing one size
         // (`stsz` with no table, `trun` with defaults) is bounded by no table of its own.
@@ -67,23 +70,30 @@ public struct MP4Index: Sendable {
         let sidxBoxes = boxes.filter { $0.type == "sidx" }
         var parsed: [(referenceID: UInt32, references: [MP4SegmentReference])] = []
         for sidx in sidxBoxes {
-            guard let bytes = try payloadBytes(of: sidx, from: source, limit: MP4SegmentIndex.maximumSize) else { continue }
+            guard let bytes = try payloadBytes(of: sidx, from: source, limit: MP4SegmentIndex.maximumSize) else {
+                continue
+            }
             parsed.append(try MP4SegmentIndex.parseBox(bytes, at: sidx.range.lowerBound))
         }
         let videoIDs = Set(tracks.filter(\.isVideo).map(\.id))
         let chosenID = parsed.first { videoIDs.contains($0.referenceID) }?.referenceID ?? parsed.first?.referenceID
         var references: [MP4SegmentReference] = []
         for box in parsed where box.referenceID == chosenID {
-            for ref in box.references where ref.byteRange.lowerBound >= (references.last?.byteRange.upperBound ?? .min) {
+            for ref in box.references where ref.byteRange.lowerBound >= (references.last?.byteRange.upperBound ?? .min)
+            {
                 references.append(ref)
             }
         }
-        return MP4Index(topLevel: boxes, moov: moovBox?.range, moovAtEnd: moovAtEnd, tracks: tracks, segmentIndex: references, segmentIndexBoxes: sidxBoxes.map(\.range))
+        return MP4Index(
+            topLevel: boxes, moov: moovBox?.range, moovAtEnd: moovAtEnd, tracks: tracks, segmentIndex: references,
+            segmentIndexBoxes: sidxBoxes.map(\.range))
     }
 
     /// The whole bytes of `box`, nil when the capture lacks any; throws when the box is larger
     /// than `limit`.
-    private static func payloadBytes(of box: MP4Box.Header, from source: some ResourceBytes, limit: Int64) throws(MP4Error) -> [UInt8]? {
+    private static func payloadBytes(
+        of box: MP4Box.Header, from source: some ResourceBytes, limit: Int64
+    ) throws(MP4Error) -> [UInt8]? {
         let size = box.range.upperBound - box.range.lowerBound
         guard size <= limit else {
             throw .tooLarge(box: box.type, offset: box.range.lowerBound, size: size, limit: limit)

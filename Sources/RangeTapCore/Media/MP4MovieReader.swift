@@ -15,7 +15,9 @@ enum MP4MovieReader {
         }
         var tracks: [MP4TrackBuilder] = []
         for trak in boxes where trak.type == "trak" {
-            if let track = try self.track(trak, bytes: bytes, base: base, movieTimescale: movieTimescale, budget: &budget) {
+            if let track = try self.track(
+                trak, bytes: bytes, base: base, movieTimescale: movieTimescale, budget: &budget)
+            {
                 tracks.append(track)
             }
         }
@@ -37,7 +39,9 @@ enum MP4MovieReader {
     }
 
     /// One `trak`; nil when it has no `mdia` (nothing to time samples with).
-    private static func track(_ trak: MP4Box.Header, bytes: [UInt8], base: Int64, movieTimescale: UInt32, budget: inout Int) throws(MP4Error) -> MP4TrackBuilder? {
+    private static func track(
+        _ trak: MP4Box.Header, bytes: [UInt8], base: Int64, movieTimescale: UInt32, budget: inout Int
+    ) throws(MP4Error) -> MP4TrackBuilder? {
         let boxes = try MP4Box.children(of: trak, in: bytes, base: base)
         guard let mdia = boxes.first(where: { $0.type == "mdia" }) else { return nil }
         var track = MP4TrackBuilder()
@@ -55,7 +59,9 @@ enum MP4MovieReader {
             track.timescale = try r.u32()
         }
         guard track.timescale > 0 else {
-            throw .inconsistent(box: "mdhd", offset: mdia.range.lowerBound, reason: "track \(track.id) has no media timescale (missing 'mdhd' or timescale 0)")
+            throw .inconsistent(
+                box: "mdhd", offset: mdia.range.lowerBound,
+                reason: "track \(track.id) has no media timescale (missing 'mdhd' or timescale 0)")
         }
         if let hdlr = media.first(where: { $0.type == "hdlr" }) {
             var r = MP4ByteReader(bytes, base: base, header: hdlr)
@@ -64,11 +70,13 @@ enum MP4MovieReader {
             track.handler = try r.fourcc()
         }
         if let edts = boxes.first(where: { $0.type == "edts" }),
-           let elst = try MP4Box.children(of: edts, in: bytes, base: base).first(where: { $0.type == "elst" }) {
+            let elst = try MP4Box.children(of: edts, in: bytes, base: base).first(where: { $0.type == "elst" })
+        {
             try applyEditList(elst, bytes: bytes, base: base, movieTimescale: movieTimescale, to: &track)
         }
         if let minf = media.first(where: { $0.type == "minf" }),
-           let stbl = try MP4Box.children(of: minf, in: bytes, base: base).first(where: { $0.type == "stbl" }) {
+            let stbl = try MP4Box.children(of: minf, in: bytes, base: base).first(where: { $0.type == "stbl" })
+        {
             try MP4SampleTable.read(stbl: stbl, bytes: bytes, base: base, into: &track, budget: &budget)
         }
         return track
@@ -78,7 +86,9 @@ enum MP4MovieReader {
     /// track by its duration; the first media edit's `media_time` is subtracted from every
     /// presentation time, so presentation starts at 0 where that edit starts, as players and
     /// ffprobe show it. Later edits (cuts, repeats, rate changes) are not applied.
-    private static func applyEditList(_ elst: MP4Box.Header, bytes: [UInt8], base: Int64, movieTimescale: UInt32, to track: inout MP4TrackBuilder) throws(MP4Error) {
+    private static func applyEditList(
+        _ elst: MP4Box.Header, bytes: [UInt8], base: Int64, movieTimescale: UInt32, to track: inout MP4TrackBuilder
+    ) throws(MP4Error) {
         var r = MP4ByteReader(bytes, base: base, header: elst)
         let (version, _) = try r.versionAndFlags()
         let count = try r.u32()

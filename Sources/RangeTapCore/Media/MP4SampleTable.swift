@@ -7,7 +7,9 @@
 enum MP4SampleTable {
     /// Appends the samples of `stbl` (whose bytes lie in `bytes`, byte 0 at resource offset
     /// `base`) to `track`, taking their count out of `budget`.
-    static func read(stbl: MP4Box.Header, bytes: [UInt8], base: Int64, into track: inout MP4TrackBuilder, budget: inout Int) throws(MP4Error) {
+    static func read(
+        stbl: MP4Box.Header, bytes: [UInt8], base: Int64, into track: inout MP4TrackBuilder, budget: inout Int
+    ) throws(MP4Error) {
         let boxes = try MP4Box.children(of: stbl, in: bytes, base: base)
         func find(_ type: String) -> MP4Box.Header? { boxes.first { $0.type == type } }
         let sizes: [UInt32]
@@ -20,22 +22,30 @@ enum MP4SampleTable {
         }
         guard !sizes.isEmpty else { return }
         guard let stsc = find("stsc") else {
-            throw .inconsistent(box: stbl.type, offset: stbl.range.lowerBound, reason: "it lists \(sizes.count) samples but has no 'stsc' box placing them in chunks")
+            throw .inconsistent(
+                box: stbl.type, offset: stbl.range.lowerBound,
+                reason: "it lists \(sizes.count) samples but has no 'stsc' box placing them in chunks")
         }
         guard let chunkBox = find("stco") ?? find("co64") else {
-            throw .inconsistent(box: stbl.type, offset: stbl.range.lowerBound, reason: "it lists \(sizes.count) samples but has no 'stco' or 'co64' box of chunk offsets")
+            throw .inconsistent(
+                box: stbl.type, offset: stbl.range.lowerBound,
+                reason: "it lists \(sizes.count) samples but has no 'stco' or 'co64' box of chunk offsets")
         }
         let chunks = try chunkOffsets(chunkBox, bytes: bytes, base: base)
         let offsets = try place(sizes: sizes, chunks: chunks, stsc: stsc, bytes: bytes, base: base)
         var durations = Array(repeating: UInt32(0), count: sizes.count)
         if let stts = find("stts") { durations = try timeToSample(stts, bytes: bytes, base: base, count: sizes.count) }
         var compositionOffsets: [Int32]?
-        if let ctts = find("ctts") { compositionOffsets = try self.compositionOffsets(ctts, bytes: bytes, base: base, count: sizes.count) }
+        if let ctts = find("ctts") {
+            compositionOffsets = try self.compositionOffsets(ctts, bytes: bytes, base: base, count: sizes.count)
+        }
 
         track.reserve(sizes.count)
         var decode = track.nextDecodeTime
         for i in sizes.indices {
-            track.append(offset: offsets[i], size: sizes[i], decodeTime: decode, compositionOffset: compositionOffsets?[i] ?? 0, duration: durations[i])
+            track.append(
+                offset: offsets[i], size: sizes[i], decodeTime: decode, compositionOffset: compositionOffsets?[i] ?? 0,
+                duration: durations[i])
             decode = decode.addingSaturating(Int64(durations[i]))
         }
         track.nextDecodeTime = decode
@@ -43,7 +53,9 @@ enum MP4SampleTable {
     }
 
     /// `stsz`: one size per sample, or one size for all.
-    private static func sampleSizes(_ h: MP4Box.Header, bytes: [UInt8], base: Int64, budget: Int) throws(MP4Error) -> [UInt32] {
+    private static func sampleSizes(
+        _ h: MP4Box.Header, bytes: [UInt8], base: Int64, budget: Int
+    ) throws(MP4Error) -> [UInt32] {
         var r = MP4ByteReader(bytes, base: base, header: h)
         _ = try r.versionAndFlags()
         let constant = try r.u32()
@@ -60,16 +72,22 @@ enum MP4SampleTable {
     }
 
     /// `stz2`: sizes packed in 4, 8 or 16 bits.
-    private static func compactSampleSizes(_ h: MP4Box.Header, bytes: [UInt8], base: Int64, budget: Int) throws(MP4Error) -> [UInt32] {
+    private static func compactSampleSizes(
+        _ h: MP4Box.Header, bytes: [UInt8], base: Int64, budget: Int
+    ) throws(MP4Error) -> [UInt32] {
         var r = MP4ByteReader(bytes, base: base, header: h)
         _ = try r.versionAndFlags()
         try r.discard(3)
         let field = Int(try r.u8())
         let count = try r.u32()
-        guard field == 4 || field == 8 || field == 16 else { throw r.inconsistent("field_size is \(field); only 4, 8 and 16 are defined") }
+        guard field == 4 || field == 8 || field == 16 else {
+            throw r.inconsistent("field_size is \(field); only 4, 8 and 16 are defined")
+        }
         let neededBytes = (UInt64(count) * UInt64(field) + 7) / 8
         guard neededBytes <= UInt64(r.remaining), UInt64(count) <= UInt64(budget) else {
-            throw .countTooLarge(box: h.type, offset: h.range.lowerBound, count: UInt64(count), fits: min(budget, r.remaining * 8 / field))
+            throw .countTooLarge(
+                box: h.type, offset: h.range.lowerBound, count: UInt64(count),
+                fits: min(budget, r.remaining * 8 / field))
         }
         var sizes: [UInt32] = []
         sizes.reserveCapacity(Int(count))
@@ -109,7 +127,9 @@ enum MP4SampleTable {
 
     /// `stsc`: gives each sample the offset of its chunk plus the sizes of the samples before
     /// it in that chunk.
-    private static func place(sizes: [UInt32], chunks: [Int64], stsc h: MP4Box.Header, bytes: [UInt8], base: Int64) throws(MP4Error) -> [Int64] {
+    private static func place(
+        sizes: [UInt32], chunks: [Int64], stsc h: MP4Box.Header, bytes: [UInt8], base: Int64
+    ) throws(MP4Error) -> [Int64] {
         var r = MP4ByteReader(bytes, base: base, header: h)
         _ = try r.versionAndFlags()
         let count = try r.u32()
@@ -121,7 +141,9 @@ enum MP4SampleTable {
             let perChunk = try r.u32()
             try r.discard(4)
             guard first >= 1, first > (runs.last?.firstChunk ?? 0) else {
-                throw r.inconsistent("first_chunk values must start at 1 and increase, found \(first) after \(runs.last?.firstChunk ?? 0)")
+                throw r.inconsistent(
+                    "first_chunk values must start at 1 and increase, found \(first) after \(runs.last?.firstChunk ?? 0)"
+                )
             }
             runs.append((first, perChunk))
         }
@@ -154,7 +176,9 @@ enum MP4SampleTable {
     }
 
     /// `stts`: the duration of each sample. Samples past the table's end take its last delta.
-    private static func timeToSample(_ h: MP4Box.Header, bytes: [UInt8], base: Int64, count: Int) throws(MP4Error) -> [UInt32] {
+    private static func timeToSample(
+        _ h: MP4Box.Header, bytes: [UInt8], base: Int64, count: Int
+    ) throws(MP4Error) -> [UInt32] {
         var r = MP4ByteReader(bytes, base: base, header: h)
         _ = try r.versionAndFlags()
         let entries = try r.u32()
@@ -173,7 +197,9 @@ enum MP4SampleTable {
 
     /// `ctts`: the composition offset of each sample (read as signed, as players do for both
     /// versions). Samples past the table's end get 0.
-    private static func compositionOffsets(_ h: MP4Box.Header, bytes: [UInt8], base: Int64, count: Int) throws(MP4Error) -> [Int32] {
+    private static func compositionOffsets(
+        _ h: MP4Box.Header, bytes: [UInt8], base: Int64, count: Int
+    ) throws(MP4Error) -> [Int32] {
         var r = MP4ByteReader(bytes, base: base, header: h)
         _ = try r.versionAndFlags()
         let entries = try r.u32()

@@ -15,8 +15,13 @@ public enum MP4SegmentIndex {
     }
 
     /// ``parse(_:at:)``, also giving the `reference_ID` (the track the times are of).
-    static func parseBox(_ sidx: [UInt8], at offset: Int64) throws(MP4Error) -> (referenceID: UInt32, references: [MP4SegmentReference]) {
-        guard let h = try MP4Box.header(in: sidx, at: 0, position: offset, limit: offset.addingSaturating(Int64(sidx.count))) else {
+    static func parseBox(
+        _ sidx: [UInt8], at offset: Int64
+    ) throws(MP4Error) -> (referenceID: UInt32, references: [MP4SegmentReference]) {
+        guard
+            let h = try MP4Box.header(
+                in: sidx, at: 0, position: offset, limit: offset.addingSaturating(Int64(sidx.count)))
+        else {
             throw .truncated(box: "sidx", offset: offset, needed: 8, available: sidx.count)
         }
         guard h.type == "sidx" else {
@@ -53,13 +58,14 @@ public enum MP4SegmentIndex {
                 throw r.inconsistent("a reference runs past the largest file offset")
             }
             let next = time.addingSaturating(Int64(duration))
-            references.append(MP4SegmentReference(
-                byteRange: position..<end,
-                start: Double(time) / Double(timescale),
-                end: Double(next) / Double(timescale),
-                startsWithSAP: sap & 0x8000_0000 != 0,
-                referencesIndex: typeAndSize & 0x8000_0000 != 0
-            ))
+            references.append(
+                MP4SegmentReference(
+                    byteRange: position..<end,
+                    start: Double(time) / Double(timescale),
+                    end: Double(next) / Double(timescale),
+                    startsWithSAP: sap & 0x8000_0000 != 0,
+                    referencesIndex: typeAndSize & 0x8000_0000 != 0
+                ))
             position = end
             time = next
         }

@@ -13,7 +13,8 @@ public struct MP4SegmentReference: Sendable, Equatable {
     public var referencesIndex: Bool
 
     /// Creates a reference.
-    public init(byteRange: Range<Int64>, start: Double, end: Double, startsWithSAP: Bool, referencesIndex: Bool = false) {
+    public init(byteRange: Range<Int64>, start: Double, end: Double, startsWithSAP: Bool, referencesIndex: Bool = false)
+    {
         self.byteRange = byteRange
         self.start = start
         self.end = end

@@ -32,7 +32,10 @@ public struct MP4Track: Sendable {
     private let blockEnd: [Int64]
 
     /// Builds a track from samples in any order; they are sorted by offset here.
-    init(id: UInt32, handler: String, timescale: UInt32, offsets: [Int64], sizes: [UInt32], decodeTimes: [Int64], presentationTimes: [Int64], durations: [UInt32]) {
+    init(
+        id: UInt32, handler: String, timescale: UInt32, offsets: [Int64], sizes: [UInt32], decodeTimes: [Int64],
+        presentationTimes: [Int64], durations: [UInt32]
+    ) {
         self.id = id
         self.handler = handler
         self.timescale = timescale
@@ -93,7 +96,11 @@ public struct MP4Track: Sendable {
         var hi = sampleOffsets.count
         while lo < hi {
             let mid = lo + (hi - lo) / 2
-            if sampleOffsets[mid].addingSaturating(Int64(sampleSizes[mid])) > bytes.lowerBound { hi = mid } else { lo = mid + 1 }
+            if sampleOffsets[mid].addingSaturating(Int64(sampleSizes[mid])) > bytes.lowerBound {
+                hi = mid
+            } else {
+                lo = mid + 1
+            }
         }
         let first = lo
         // First sample starting at or after bytes.upperBound.

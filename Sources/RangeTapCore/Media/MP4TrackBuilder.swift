@@ -34,7 +34,8 @@ struct MP4TrackBuilder {
         offsets.append(offset)
         sizes.append(size)
         decodeTimes.append(decodeTime)
-        presentationTimes.append(decodeTime.addingSaturating(Int64(compositionOffset)).addingSaturating(presentationShift))
+        presentationTimes.append(
+            decodeTime.addingSaturating(Int64(compositionOffset)).addingSaturating(presentationShift))
         durations.append(duration)
     }
 
@@ -52,6 +53,8 @@ struct MP4TrackBuilder {
 
     /// The finished track.
     func build() -> MP4Track {
-        MP4Track(id: id, handler: handler, timescale: timescale, offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, presentationTimes: presentationTimes, durations: durations)
+        MP4Track(
+            id: id, handler: handler, timescale: timescale, offsets: offsets, sizes: sizes, decodeTimes: decodeTimes,
+            presentationTimes: presentationTimes, durations: durations)
     }
 }

@@ -45,7 +45,10 @@ enum MediaFindings {
         for e in ordered {
             guard let id = identity(e) else { continue }
             if let first = whole[id] {
-                out.append(Finding(.segmentRefetched, "\(describe(e.media!)) fetched again: #\(first) had already got it whole", evidence: ["\(e.record.bytesReceived) bytes again"], exchange: e.record.id))
+                out.append(
+                    Finding(
+                        .segmentRefetched, "\(describe(e.media!)) fetched again: #\(first) had already got it whole",
+                        evidence: ["\(e.record.bytesReceived) bytes again"], exchange: e.record.id))
             } else if e.record.outcome == .complete {
                 whole[id] = e.record.id
             }
@@ -56,10 +59,17 @@ enum MediaFindings {
     private static func cancels(_ ordered: [CaptureAnalysis.Exchange]) -> [Finding] {
         ordered.compactMap { e in
             // Progressive MP4 bytes are not segments: their cancels are the `cancelled` finding.
-            guard let m = e.media, m.format != "mp4", m.kind == .segment || m.kind == .part, e.record.outcome == .cancelled else { return nil }
+            guard let m = e.media, m.format != "mp4", m.kind == .segment || m.kind == .part,
+                e.record.outcome == .cancelled
+            else { return nil }
             let got = e.record.bytesDelivered ?? e.record.bytesReceived
-            let of = e.expectedBytes.map { " of \($0)" + ($0 > 0 ? String(format: " (%.0f %%)", Double(got) * 100 / Double($0)) : "") } ?? ""
-            return Finding(.segmentCancelled, "\(describe(m)) cancelled part-way: the client got \(got)\(of) bytes", exchange: e.record.id)
+            let of =
+                e.expectedBytes.map {
+                    " of \($0)" + ($0 > 0 ? String(format: " (%.0f %%)", Double(got) * 100 / Double($0)) : "")
+                } ?? ""
+            return Finding(
+                .segmentCancelled, "\(describe(m)) cancelled part-way: the client got \(got)\(of) bytes",
+                exchange: e.record.id)
         }
     }
 
@@ -86,12 +96,23 @@ enum MediaFindings {
                 case let (a?, b?) where b < a: direction = "down"
                 default: direction = "across"
                 }
-                let after = before.map { String(format: "; the last %d segment%@ came at %@", $0.count, $0.count == 1 ? "" : "s", bitRate($0.bitsPerSecond)) } ?? ""
-                out.append(Finding(.renditionSwitch, "switched \(direction) from \(p.rendition ?? "?") to \(rendition) at \(describe(m))\(after)", exchange: e.record.id))
+                let after =
+                    before.map {
+                        String(
+                            format: "; the last %d segment%@ came at %@", $0.count, $0.count == 1 ? "" : "s",
+                            bitRate($0.bitsPerSecond))
+                    } ?? ""
+                out.append(
+                    Finding(
+                        .renditionSwitch,
+                        "switched \(direction) from \(p.rendition ?? "?") to \(rendition) at \(describe(m))\(after)",
+                        exchange: e.record.id))
             }
             if let a = p.sequence, let b = m.sequence, b < a || b > a + 1 {
                 let what = b < a ? "after segment \(a): back \(a - b)" : "after segment \(a): \(b - a - 1) skipped"
-                out.append(Finding(.segmentOutOfOrder, "segment \(b) fetched \(what) (a seek, or a retry)", exchange: e.record.id))
+                out.append(
+                    Finding(
+                        .segmentOutOfOrder, "segment \(b) fetched \(what) (a seek, or a retry)", exchange: e.record.id))
             }
         }
         return out
@@ -103,7 +124,9 @@ enum MediaFindings {
         var bytes: Int64 = 0
         var ns: Int64 = 0
         for e in done {
-            guard let from = e.record.responseAt ?? e.record.firstChunkAt, let to = e.record.end, to > from else { continue }
+            guard let from = e.record.responseAt ?? e.record.firstChunkAt, let to = e.record.end, to > from else {
+                continue
+            }
             bytes += e.record.bytesReceived
             ns += to - from
         }
@@ -119,13 +142,18 @@ enum MediaFindings {
     /// The capture does not hold the playhead: it is estimated as starting when the first
     /// segment (or the first after a seek) arrived and advancing in real time without stalls.
     private static func bufferAhead(_ ordered: [CaptureAnalysis.Exchange], map: MediaMap) -> [Finding] {
-        struct Clock { var wall: Int64; var media: Double; var buffered: Double }
+        struct Clock {
+            var wall: Int64
+            var media: Double
+            var buffered: Double
+        }
         var clocks: [String: Clock] = [:]
         var best: [String: (ahead: Double, exchange: Int, at: Int64)] = [:]
         // What the player can play: whole segments, and the MP4 bytes a cancelled range delivered
         // (its span covers only those).
         let done = ordered.filter { e in
-            e.record.end != nil && (e.record.outcome == .complete || (e.record.outcome == .cancelled && e.media?.format == "mp4"))
+            e.record.end != nil
+                && (e.record.outcome == .complete || (e.record.outcome == .cancelled && e.media?.format == "mp4"))
         }.sorted { $0.record.end! < $1.record.end! }
         for e in done {
             guard let m = e.media, m.kind == .segment, let start = m.start, let end = m.end else { continue }
@@ -149,7 +177,12 @@ enum MediaFindings {
         }
         return best.keys.sorted().map { group in
             let b = best[group]!
-            return Finding(.bufferAhead, String(format: "%@ buffered up to %.1f s ahead of the playhead, at %.1f s into the capture (the playhead is estimated: playing from the first segment's arrival, or a seek's, without stalls)", group, b.ahead, Double(b.at) / 1e9), exchange: b.exchange)
+            return Finding(
+                .bufferAhead,
+                String(
+                    format:
+                        "%@ buffered up to %.1f s ahead of the playhead, at %.1f s into the capture (the playhead is estimated: playing from the first segment's arrival, or a seek's, without stalls)",
+                    group, b.ahead, Double(b.at) / 1e9), exchange: b.exchange)
         }
     }
 }

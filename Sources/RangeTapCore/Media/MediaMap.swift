@@ -60,7 +60,8 @@ public struct MediaMap: Sendable {
         func resource(_ url: String) -> CapturedResourceBytes {
             if let r = resources[url] { return r }
             let ids = exchangesOf[MediaRefIndex.key(url)] ?? []
-            let r = CapturedResourceBytes(reader: reader, chunks: ids.flatMap { chunks[$0] ?? [] }, length: lengths[url] ?? nil)
+            let r = CapturedResourceBytes(
+                reader: reader, chunks: ids.flatMap { chunks[$0] ?? [] }, length: lengths[url] ?? nil)
             resources[url] = r
             return r
         }
@@ -69,7 +70,11 @@ public struct MediaMap: Sendable {
         var hlsTexts: [(CaptureAnalysis.Exchange, String)] = []
         for (e, format) in manifests where e.record.outcome == .complete {
             if let coding = e.record.responseLines.first(named: "Content-Encoding"), coding.lowercased() != "identity" {
-                map.findings.append(Finding(.mediaManifestInvalid, "cannot read the manifest \(e.record.url ?? e.record.target): it came with Content-Encoding: \(coding), and rangetap records bodies as sent without decoding them; its segments are not mapped", exchange: e.record.id))
+                map.findings.append(
+                    Finding(
+                        .mediaManifestInvalid,
+                        "cannot read the manifest \(e.record.url ?? e.record.target): it came with Content-Encoding: \(coding), and rangetap records bodies as sent without decoding them; its segments are not mapped",
+                        exchange: e.record.id))
                 continue
             }
             guard let text = body(of: e, chunks: chunks[e.record.id] ?? [], reader: reader) else { continue }
@@ -113,14 +118,20 @@ public struct MediaMap: Sendable {
             do {
                 var playlist = try HLSPlaylist.parse(text, url: e.record.url!, rendition: rendition)
                 let known = starts[key, default: [:]]
-                if let shift = playlist.segments.lazy.filter({ $0.span.kind == .segment }).compactMap({ r in r.span.sequence.flatMap { known[$0] }.flatMap { old in r.span.start.map { old - $0 } } }).first, shift != 0 {
+                if let shift = playlist.segments.lazy.filter({ $0.span.kind == .segment }).compactMap({ r in
+                    r.span.sequence.flatMap { known[$0] }.flatMap { old in r.span.start.map { old - $0 } }
+                }).first, shift != 0 {
                     for i in playlist.segments.indices {
                         playlist.segments[i].span.start = playlist.segments[i].span.start.map { $0 + shift }
                         playlist.segments[i].span.end = playlist.segments[i].span.end.map { $0 + shift }
                     }
                 }
                 for r in playlist.segments where r.span.kind == .segment {
-                    if let sequence = r.span.sequence, let start = r.span.start, starts[key, default: [:]][sequence] == nil { starts[key, default: [:]][sequence] = start }
+                    if let sequence = r.span.sequence, let start = r.span.start,
+                        starts[key, default: [:]][sequence] == nil
+                    {
+                        starts[key, default: [:]][sequence] = start
+                    }
                 }
                 let name = playlist.segments.first?.span.rendition ?? rendition
                 map.spans[e.record.id] = MediaSpan(kind: .manifest, format: "hls", rendition: name)
@@ -143,7 +154,8 @@ public struct MediaMap: Sendable {
             if mp4Indexes[key] == nil { mp4Indexes[key] = .some(try? MP4Index.read(resource(url))) }
             guard let index = mp4Indexes[key] ?? nil else { continue }
             if index.isIndex(bytes) {
-                map.spans[e.record.id] = MediaSpan(kind: .index, format: "mp4", note: index.moovAtEnd ? "moov at end" : nil)
+                map.spans[e.record.id] = MediaSpan(
+                    kind: .index, format: "mp4", note: index.moovAtEnd ? "moov at end" : nil)
             } else if let t = index.timeSpan(of: bytes) {
                 map.spans[e.record.id] = MediaSpan(kind: .segment, format: "mp4", start: t.start, end: t.end)
             }
@@ -153,22 +165,32 @@ public struct MediaMap: Sendable {
 
     /// A DASH MPD: its segments, and for `SegmentBase` representations the segments their
     /// `sidx` (read from the captured bytes at `indexRange`) lists.
-    private mutating func readDASH(_ text: String, exchange e: CaptureAnalysis.Exchange, refs: inout MediaRefIndex, resource: (String) -> CapturedResourceBytes) {
+    private mutating func readDASH(
+        _ text: String, exchange e: CaptureAnalysis.Exchange, refs: inout MediaRefIndex,
+        resource: (String) -> CapturedResourceBytes
+    ) {
         do {
             let mpd = try DASHManifest.parse(text, url: e.record.url!)
             spans[e.record.id] = MediaSpan(kind: .manifest, format: "dash")
             for r in mpd.representations {
                 if let b = r.bandwidth { bandwidths[r.name] = b }
-                groups[r.name] = (r.contentType ?? r.mimeType?.split(separator: "/").first.map(String.init))?.lowercased() ?? "media"
+                groups[r.name] =
+                    (r.contentType ?? r.mimeType?.split(separator: "/").first.map(String.init))?.lowercased() ?? "media"
             }
             refs.add(mpd.segments)
             for rep in mpd.indexed {
                 guard let sidx = resource(rep.url).bytes(rep.indexRange),
-                      let entries = try? MP4SegmentIndex.parse(sidx, at: rep.indexRange.lowerBound) else { continue }
+                    let entries = try? MP4SegmentIndex.parse(sidx, at: rep.indexRange.lowerBound)
+                else { continue }
                 let shift = rep.periodStart - Double(rep.presentationTimeOffset) / Double(max(rep.timescale, 1))
-                refs.add(entries.enumerated().map { i, s in
-                    MediaSegmentRef(url: rep.url, byteRange: s.byteRange, span: MediaSpan(kind: .segment, format: "dash", rendition: rep.rendition, sequence: i + 1, start: s.start + shift, end: s.end + shift))
-                })
+                refs.add(
+                    entries.enumerated().map { i, s in
+                        MediaSegmentRef(
+                            url: rep.url, byteRange: s.byteRange,
+                            span: MediaSpan(
+                                kind: .segment, format: "dash", rendition: rep.rendition, sequence: i + 1,
+                                start: s.start + shift, end: s.end + shift))
+                    })
             }
         } catch {
             invalid(e, error)
@@ -177,7 +199,11 @@ public struct MediaMap: Sendable {
 
     /// Records that the manifest `e` fetched could not be read.
     private mutating func invalid(_ e: CaptureAnalysis.Exchange, _ error: any Error) {
-        findings.append(Finding(.mediaManifestInvalid, "cannot read the manifest \(e.record.url ?? e.record.target): \(error); its segments are not mapped", exchange: e.record.id))
+        findings.append(
+            Finding(
+                .mediaManifestInvalid,
+                "cannot read the manifest \(e.record.url ?? e.record.target): \(error); its segments are not mapped",
+                exchange: e.record.id))
     }
 
     /// The whole body of a complete manifest response, as text; nil when a chunk cannot be

@@ -23,11 +23,13 @@ public enum MediaParseError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case let .notAPlaylist(url, firstLine):
-            return "playlist \(url) line 1: expected #EXTM3U, found \(Self.quoted(firstLine)); the response is not an HLS playlist (check the URL and the Content-Type)"
+            return
+                "playlist \(url) line 1: expected #EXTM3U, found \(Self.quoted(firstLine)); the response is not an HLS playlist (check the URL and the Content-Type)"
         case let .invalidPlaylistLine(url, line, text, expected):
             return "playlist \(url) line \(line): \(Self.quoted(text)): expected \(expected)"
         case let .byteRangeWithoutOffset(url, line, value, uri):
-            return "playlist \(url) line \(line): EXT-X-BYTERANGE \(Self.quoted(value)) has no offset and no earlier range of \(uri) to continue; the range needs the form length@offset"
+            return
+                "playlist \(url) line \(line): EXT-X-BYTERANGE \(Self.quoted(value)) has no offset and no earlier range of \(uri) to continue; the range needs the form length@offset"
         case let .malformedXML(url, line, expected, found):
             return "MPD \(url) line \(line): malformed XML: expected \(expected), found \(found)"
         case let .xmlLimitExceeded(url, line, limit):
@@ -35,7 +37,8 @@ public enum MediaParseError: Error, Sendable, Equatable, CustomStringConvertible
         case let .invalidManifest(url, line, element, problem):
             return "MPD \(url) line \(line): <\(element)> \(problem)"
         case let .tooManySegments(url, line, rendition, limit):
-            return "MPD \(url) line \(line): representation \(rendition) would list more than \(limit) segments; check the segment durations, timescale and S@r against the period's duration"
+            return
+                "MPD \(url) line \(line): representation \(rendition) would list more than \(limit) segments; check the segment durations, timescale and S@r against the period's duration"
         }
     }
 

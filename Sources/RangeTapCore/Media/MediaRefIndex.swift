@@ -10,7 +10,9 @@ struct MediaRefIndex {
     static func key(_ url: String) -> String {
         var parts = URLParts(url)
         parts.rest = parts.rest.prefix { $0 != "#" }
-        guard let scheme = parts.scheme?.lowercased(), let authority = parts.authorityText else { return String(parts.rest) }
+        guard let scheme = parts.scheme?.lowercased(), let authority = parts.authorityText else {
+            return String(parts.rest)
+        }
         var host = authority.lowercased()
         for (s, port) in [("http", ":80"), ("https", ":443")] where s == scheme && host.hasSuffix(port) {
             host.removeLast(port.count)
@@ -23,7 +25,8 @@ struct MediaRefIndex {
     mutating func add(_ refs: [MediaSegmentRef]) {
         for r in refs {
             let k = Self.key(r.url)
-            let identity = "\(k) \(r.byteRange.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "whole") \(r.span.kind.rawValue) \(r.span.sequence ?? -1)"
+            let identity =
+                "\(k) \(r.byteRange.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "whole") \(r.span.kind.rawValue) \(r.span.sequence ?? -1)"
             guard seen.insert(identity).inserted else { continue }
             byURL[k, default: []].append(r)
         }
@@ -36,10 +39,14 @@ struct MediaRefIndex {
         guard let refs = byURL[Self.key(url)], !refs.isEmpty else { return nil }
         let whole = refs.first { $0.byteRange == nil }
         guard let bytes, !bytes.isEmpty else { return whole?.span }
-        let hit = refs.filter { $0.byteRange?.overlaps(bytes) == true }.sorted { $0.byteRange!.lowerBound < $1.byteRange!.lowerBound }
+        let hit = refs.filter { $0.byteRange?.overlaps(bytes) == true }.sorted {
+            $0.byteRange!.lowerBound < $1.byteRange!.lowerBound
+        }
         // The most specific object holding every fetched byte: an LL-HLS part fetched alone is
         // that part, not the segment whose range also holds it.
-        if let within = hit.filter({ $0.byteRange!.lowerBound <= bytes.lowerBound && bytes.upperBound <= $0.byteRange!.upperBound }).min(by: { $0.byteRange!.count < $1.byteRange!.count }) {
+        if let within = hit.filter({
+            $0.byteRange!.lowerBound <= bytes.lowerBound && bytes.upperBound <= $0.byteRange!.upperBound
+        }).min(by: { $0.byteRange!.count < $1.byteRange!.count }) {
             return within.span
         }
         if let whole { return whole.span }

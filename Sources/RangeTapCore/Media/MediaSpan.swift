@@ -36,7 +36,10 @@ public struct MediaSpan: Sendable, Equatable, Codable {
     public var note: String?
 
     /// Creates a span.
-    public init(kind: Kind, format: String, rendition: String? = nil, sequence: Int? = nil, start: Double? = nil, end: Double? = nil, note: String? = nil) {
+    public init(
+        kind: Kind, format: String, rendition: String? = nil, sequence: Int? = nil, start: Double? = nil,
+        end: Double? = nil, note: String? = nil
+    ) {
         self.kind = kind
         self.format = format
         self.rendition = rendition

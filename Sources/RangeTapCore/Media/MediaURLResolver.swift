@@ -30,14 +30,16 @@ struct MediaURLResolver {
         guard let first = reference.utf8.first, first != UInt8(ascii: "/") else { return false }
         for byte in reference.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "."), UInt8(ascii: "/"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "."), UInt8(ascii: "/"):
                 continue
             default:
                 return false
             }
         }
-        for segment in reference.split(separator: "/", omittingEmptySubsequences: false) where segment == "." || segment == ".." {
+        for segment in reference.split(separator: "/", omittingEmptySubsequences: false)
+        where segment == "." || segment == ".." {
             return false
         }
         return true

@@ -41,7 +41,9 @@ enum MiniXML {
     /// Reads `text`, the document fetched from `url` (named in errors), into its root element.
     static func parse(_ text: String, url: String) throws(MediaParseError) -> Element {
         guard text.utf8.count <= maxBytes else {
-            throw .xmlLimitExceeded(url: url, line: 1, limit: "the document is \(text.utf8.count) bytes, more than the \(maxBytes >> 20) MiB limit")
+            throw .xmlLimitExceeded(
+                url: url, line: 1,
+                limit: "the document is \(text.utf8.count) bytes, more than the \(maxBytes >> 20) MiB limit")
         }
         var reader = Reader(bytes: Array(text.utf8), url: url)
         return try reader.document()
@@ -78,7 +80,8 @@ private struct Reader {
     var found: String {
         if atEnd { return "end of document" }
         let end = min(bytes.count, i + 24)
-        let snippet = String(decoding: bytes[i..<end], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let snippet =
+            String(decoding: bytes[i..<end], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         return "\"" + snippet + "\""
     }
 
@@ -100,9 +103,18 @@ private struct Reader {
     /// Moves past a comment, processing instruction, CDATA section or declaration at the cursor;
     /// false when the cursor is on none of them.
     mutating func passMarkup() throws(MediaParseError) -> Bool {
-        if at("<!--") { try move(past: "-->"); return true }
-        if at("<![CDATA[") { try move(past: "]]>"); return true }
-        if at("<?") { try move(past: "?>"); return true }
+        if at("<!--") {
+            try move(past: "-->")
+            return true
+        }
+        if at("<![CDATA[") {
+            try move(past: "]]>")
+            return true
+        }
+        if at("<?") {
+            try move(past: "?>")
+            return true
+        }
         if at("<!") {
             var brackets = 0
             while !atEnd {
@@ -134,12 +146,14 @@ private struct Reader {
                 continue
             } else if at("</") {
                 let tagLine = line
-                advance(); advance()
+                advance()
+                advance()
                 let name = readName()
                 passSpace()
                 let open = stack[stack.count - 1].qualifiedName
                 guard name == open else {
-                    throw MediaParseError.malformedXML(url: url, line: tagLine, expected: "\"</\(open)>\"", found: "\"</\(name)>\"")
+                    throw MediaParseError.malformedXML(
+                        url: url, line: tagLine, expected: "\"</\(open)>\"", found: "\"</\(name)>\"")
                 }
                 guard !atEnd, bytes[i] == UInt8(ascii: ">") else { throw malformed("\">\" to end \"</\(name)\"") }
                 advance()
@@ -151,7 +165,8 @@ private struct Reader {
                     stack[stack.count - 1].children.append(element)
                 } else {
                     guard stack.count < MiniXML.maxDepth else {
-                        throw .xmlLimitExceeded(url: url, line: element.line, limit: "elements nest deeper than \(MiniXML.maxDepth) levels")
+                        throw .xmlLimitExceeded(
+                            url: url, line: element.line, limit: "elements nest deeper than \(MiniXML.maxDepth) levels")
                     }
                     stack.append(element)
                 }
@@ -171,7 +186,12 @@ private struct Reader {
         let start = i
         while !atEnd {
             let b = bytes[i]
-            if [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<")].contains(b) { break }
+            if [
+                0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "\""),
+                UInt8(ascii: "'"), UInt8(ascii: "<"),
+            ].contains(b) {
+                break
+            }
             advance()
         }
         return String(decoding: bytes[start..<i], as: UTF8.self)
@@ -197,12 +217,21 @@ private struct Reader {
         while true {
             passSpace()
             guard !atEnd else { throw malformed("\">\" to end the start tag of <\(name)>") }
-            if bytes[i] == UInt8(ascii: ">") { advance(); return (element, false) }
-            if at("/>") { advance(); advance(); return (element, true) }
+            if bytes[i] == UInt8(ascii: ">") {
+                advance()
+                return (element, false)
+            }
+            if at("/>") {
+                advance()
+                advance()
+                return (element, true)
+            }
             let attribute = readName()
             guard !attribute.isEmpty else { throw malformed("an attribute name, \">\" or \"/>\" in <\(name)>") }
             passSpace()
-            guard !atEnd, bytes[i] == UInt8(ascii: "=") else { throw malformed("\"=\" after attribute \(attribute) of <\(name)>") }
+            guard !atEnd, bytes[i] == UInt8(ascii: "=") else {
+                throw malformed("\"=\" after attribute \(attribute) of <\(name)>")
+            }
             advance()
             passSpace()
             guard !atEnd, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
@@ -214,13 +243,16 @@ private struct Reader {
             let start = i
             while !atEnd, bytes[i] != quote, bytes[i] != UInt8(ascii: "<") { advance() }
             guard !atEnd, bytes[i] == quote else {
-                throw MediaParseError.malformedXML(url: url, line: valueLine, expected: "the closing quote of attribute \(attribute) of <\(name)>", found: found)
+                throw MediaParseError.malformedXML(
+                    url: url, line: valueLine, expected: "the closing quote of attribute \(attribute) of <\(name)>",
+                    found: found)
             }
             let value = try decode(start..<i)
             advance()
             count += 1
             guard count <= MiniXML.maxAttributes else {
-                throw .xmlLimitExceeded(url: url, line: line, limit: "<\(name)> has more than \(MiniXML.maxAttributes) attributes")
+                throw .xmlLimitExceeded(
+                    url: url, line: line, limit: "<\(name)> has more than \(MiniXML.maxAttributes) attributes")
             }
             if attribute == "xmlns" || attribute.hasPrefix("xmlns:") { continue }
             element.attributes[Self.localName(attribute)] = value
@@ -247,11 +279,17 @@ private struct Reader {
         var j = range.lowerBound
         while j < range.upperBound {
             let b = bytes[j]
-            guard b == UInt8(ascii: "&") else { out.append(b); j += 1; continue }
+            guard b == UInt8(ascii: "&") else {
+                out.append(b)
+                j += 1
+                continue
+            }
             var end = j + 1
             while end < range.upperBound, end - j <= 12, bytes[end] != UInt8(ascii: ";") { end += 1 }
             guard end < range.upperBound, bytes[end] == UInt8(ascii: ";") else {
-                throw MediaParseError.malformedXML(url: url, line: lineOf(j), expected: "an entity such as &amp; ending in \";\"", found: "\"" + String(decoding: bytes[j..<min(end, range.upperBound)], as: UTF8.self) + "\"")
+                throw MediaParseError.malformedXML(
+                    url: url, line: lineOf(j), expected: "an entity such as &amp; ending in \";\"",
+                    found: "\"" + String(decoding: bytes[j..<min(end, range.upperBound)], as: UTF8.self) + "\"")
             }
             let name = String(decoding: bytes[(j + 1)..<end], as: UTF8.self)
             let scalar: Unicode.Scalar?
@@ -271,7 +309,9 @@ private struct Reader {
                 }
             }
             guard let scalar else {
-                throw MediaParseError.malformedXML(url: url, line: lineOf(j), expected: "&amp;, &lt;, &gt;, &quot;, &apos; or a character reference", found: "\"&\(name);\"")
+                throw MediaParseError.malformedXML(
+                    url: url, line: lineOf(j), expected: "&amp;, &lt;, &gt;, &quot;, &apos; or a character reference",
+                    found: "\"&\(name);\"")
             }
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
             j = end + 1

@@ -18,7 +18,9 @@ public struct IPAddressLiteral: Sendable, Hashable, CustomStringConvertible {
         var host = Substring(text)
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         // inet_aton stops at whitespace and accepts what follows: "127.0.0.1 evil" is not a literal.
-        guard !host.isEmpty, host.utf8.count < 64, !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) else { return nil }
+        guard !host.isEmpty, host.utf8.count < 64,
+            !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F })
+        else { return nil }
         let s = String(host)
         if s.contains(":") {
             var a6 = in6_addr()

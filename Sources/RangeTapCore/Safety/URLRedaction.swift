@@ -9,15 +9,15 @@ public enum URLRedaction {
     public static func redactingUserinfo(_ url: String) -> String {
         // Without an `@` there is no userinfo: the common case costs one byte scan.
         guard url.utf8.contains(UInt8(ascii: "@")),
-              let sep = schemeSeparator(in: Substring(url)),
-              url[..<sep.lowerBound].allSatisfy(isSchemeCharacter),
-              !url[..<sep.lowerBound].isEmpty
+            let sep = schemeSeparator(in: Substring(url)),
+            url[..<sep.lowerBound].allSatisfy(isSchemeCharacter),
+            !url[..<sep.lowerBound].isEmpty
         else { return url }
         let rest = url[sep.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard let at = authority.lastIndex(of: "@"),
-              let colon = authority[..<at].firstIndex(of: ":")
+            let colon = authority[..<at].firstIndex(of: ":")
         else { return url }
         let password = authority[authority.index(after: colon)..<at]
         guard password != Substring(placeholder) else { return url }
@@ -37,8 +37,13 @@ public enum URLRedaction {
         var rest = Substring(text)
         while let sep = schemeSeparator(in: rest) {
             var start = sep.lowerBound
-            while start > rest.startIndex, isSchemeCharacter(rest[rest.index(before: start)]) { start = rest.index(before: start) }
-            let end = rest[sep.upperBound...].firstIndex(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "<" || $0 == ">" }) ?? rest.endIndex
+            while start > rest.startIndex, isSchemeCharacter(rest[rest.index(before: start)]) {
+                start = rest.index(before: start)
+            }
+            let end =
+                rest[sep.upperBound...].firstIndex(where: {
+                    $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "<" || $0 == ">"
+                }) ?? rest.endIndex
             out += rest[..<start]
             out += start < sep.lowerBound ? redactingUserinfo(String(rest[start..<end])) : String(rest[start..<end])
             rest = rest[end...]

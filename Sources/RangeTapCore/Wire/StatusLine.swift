@@ -51,7 +51,9 @@ public struct StatusLine: Sendable, Hashable {
             let digit = u[i] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             let (times10, o1) = n.multipliedReportingOverflow(by: 10)
-            let (next, o2) = negative ? times10.subtractingReportingOverflow(Int(digit)) : times10.addingReportingOverflow(Int(digit))
+            let (next, o2) =
+                negative
+                ? times10.subtractingReportingOverflow(Int(digit)) : times10.addingReportingOverflow(Int(digit))
             if o1 || o2 { return nil }
             n = next
             u.formIndex(after: &i)
@@ -67,7 +69,7 @@ public struct StatusLine: Sendable, Hashable {
     /// ``characterWords(_:)`` for an all-ASCII line, read byte by byte (in ASCII every character
     /// but CR LF is one byte, and a space never joins another character), or nil for any other
     /// line. The character split broke every status line into grapheme clusters, several times
-    /// per response on the upstream thread (docs/performance.md, "Seventh round").
+    /// per response on the upstream thread (measured in the history of docs/performance.md).
     static func asciiWords(_ content: Substring) -> [Substring]? {
         let u = content.utf8
         guard u.allSatisfy({ $0 < 0x80 }) else { return nil }

@@ -20,11 +20,13 @@ struct DateStrength: Sendable, Equatable {
         if lm == nil {
             weakness = "Last-Modified \"\(lastModified)\" is not an IMF-fixdate"
         } else if let date, now == nil {
-            weakness = "the response's Date \"\(date)\" is not an IMF-fixdate, so nothing shows Last-Modified lies in the past"
+            weakness =
+                "the response's Date \"\(date)\" is not an IMF-fixdate, so nothing shows Last-Modified lies in the past"
         } else if date == nil {
             weakness = "the response carries no Date, so nothing shows Last-Modified lies in the past"
         } else if let age, age < Self.minimumAge {
-            weakness = "Last-Modified \(lastModified) is only \(age) s before the response's Date: the file changed less than \(Self.minimumAge) s earlier, so the server cannot tell it did not change twice within that second (Apache treats such dates as weak)"
+            weakness =
+                "Last-Modified \(lastModified) is only \(age) s before the response's Date: the file changed less than \(Self.minimumAge) s earlier, so the server cannot tell it did not change twice within that second (Apache treats such dates as weak)"
         }
     }
 }

@@ -8,8 +8,10 @@ extension HeaderChecks {
         /// What it is and the rule it breaks.
         var label: String {
             switch self {
-            case .spaceBeforeColon: "whitespace between field name and colon (RFC 9112 §5.1: strict parsers do not see the field or reject the response, a proxy must remove it)"
-            case .obsFold: "obs-fold, a value continued on a line starting with SP or HTAB (RFC 9112 §5.2: obsolete, most parsers reject or misread it)"
+            case .spaceBeforeColon:
+                "whitespace between field name and colon (RFC 9112 §5.1: strict parsers do not see the field or reject the response, a proxy must remove it)"
+            case .obsFold:
+                "obs-fold, a value continued on a line starting with SP or HTAB (RFC 9112 §5.2: obsolete, most parsers reject or misread it)"
             case .bareLF: "bare LF line ending (RFC 9112 §2.2: strict parsers reject it)"
             case .notAField: "a line that is no Name: value field line (RFC 9112 §5)"
             }
@@ -40,20 +42,27 @@ extension HeaderChecks {
             for line in r.heads.joined() {
                 for defect in LineDefect.of(line) {
                     if !(lines[defect]?.contains(line.raw) ?? false) { lines[defect, default: []].append(line.raw) }
-                    if !(labels[defect]?.contains(r.request.label) ?? false) { labels[defect, default: []].append(r.request.label) }
+                    if !(labels[defect]?.contains(r.request.label) ?? false) {
+                        labels[defect, default: []].append(r.request.label)
+                    }
                     if seenLabels.insert(r.request.label).inserted { found.append(r) }
                 }
             }
         }
         guard !lines.isEmpty else {
-            return ProbeCheck(.headerSyntax, .pass, "every head line is a status line, a Name: value field line or the blank line, CRLF-terminated, over \(responses.count) responses", evidence: [])
+            return ProbeCheck(
+                .headerSyntax, .pass,
+                "every head line is a status line, a Name: value field line or the blank line, CRLF-terminated, over \(responses.count) responses",
+                evidence: [])
         }
         let parts = LineDefect.allCases.compactMap { defect -> String? in
             guard let raws = lines[defect], let seen = labels[defect] else { return nil }
             let quoted = raws.prefix(3).map { "\"\($0.replacingCRLF())\"" }.joined(separator: ", ")
             let more = raws.count > 3 ? " and \(raws.count - 3) more" : ""
-            return "\(defect.label): \(quoted)\(more) (in \(seen.count) of \(responses.count) responses, first \(seen[0]))"
+            return
+                "\(defect.label): \(quoted)\(more) (in \(seen.count) of \(responses.count) responses, first \(seen[0]))"
         }
-        return ProbeCheck(.headerSyntax, .fail, parts.joined(separator: "; "), evidence: found.prefix(3).map(\.evidence))
+        return ProbeCheck(
+            .headerSyntax, .fail, parts.joined(separator: "; "), evidence: found.prefix(3).map(\.evidence))
     }
 }

@@ -23,10 +23,16 @@ enum HeaderChecks {
             }
         }
         let count = responses.count
-        let duplicateChecks = duplicates(found.filter { $0.0.code == FindingCode.headerDuplicateCase.rawValue || $0.0.code == FindingCode.headerConflict.rawValue }, responses: count)
+        let duplicateChecks = duplicates(
+            found.filter {
+                $0.0.code == FindingCode.headerDuplicateCase.rawValue
+                    || $0.0.code == FindingCode.headerConflict.rawValue
+            }, responses: count)
         if lines.isEmpty, !responses.isEmpty {
-            let names = "not judged: every response came over HTTP/2, whose field names are lower-case by definition (RFC 9113 §8.2.1); HTTP/1.1 clients of the same server see the names it sends on HTTP/1.1: probe without --http2 to check them"
-            let lines = "not judged: every response came over HTTP/2, which sends fields as HPACK-coded pairs, not lines (RFC 9113 §8.2); probe without --http2 for the lines HTTP/1.1 clients get"
+            let names =
+                "not judged: every response came over HTTP/2, whose field names are lower-case by definition (RFC 9113 §8.2.1); HTTP/1.1 clients of the same server see the names it sends on HTTP/1.1: probe without --http2 to check them"
+            let lines =
+                "not judged: every response came over HTTP/2, which sends fields as HPACK-coded pairs, not lines (RFC 9113 §8.2); probe without --http2 for the lines HTTP/1.1 clients get"
             return [
                 ProbeCheck(.headerCase, .info, names, evidence: []),
                 duplicateChecks,
@@ -50,34 +56,51 @@ enum HeaderChecks {
 
     static func headerCase(_ found: [(Finding, ProbeResponse)], responses: Int) -> ProbeCheck {
         guard !found.isEmpty else {
-            return ProbeCheck(.headerCase, .pass, "every field rangetap knows is in its usual case, over \(responses) responses", evidence: [])
+            return ProbeCheck(
+                .headerCase, .pass, "every field rangetap knows is in its usual case, over \(responses) responses",
+                evidence: [])
         }
         var names: [String] = []
         var lines: [String] = []
         for (f, _) in found {
-            guard let raw = f.evidence.first, let name = HeaderLine(raw: raw).name, let usual = HeaderSpelling.usualSpelling(of: name) else { continue }
+            guard let raw = f.evidence.first, let name = HeaderLine(raw: raw).name,
+                let usual = HeaderSpelling.usualSpelling(of: name)
+            else { continue }
             let item = "\"\(name)\" (usual \"\(usual)\", allHeaderFields[\"\(usual)\"] misses it)"
             if !names.contains(item) { names.append(item) }
             lines.append(String(HeaderLine(raw: raw).content))
         }
-        return ProbeCheck(.headerCase, .warn, "\(names.joined(separator: ", ")): a client that looks header names up case-sensitively (NSHTTPURLResponse.allHeaderFields on older iOS, hand-written parsers, some cache keys) does not find them; raw: \(Set(lines).sorted().joined(separator: " | "))", evidence: evidence(found))
+        return ProbeCheck(
+            .headerCase, .warn,
+            "\(names.joined(separator: ", ")): a client that looks header names up case-sensitively (NSHTTPURLResponse.allHeaderFields on older iOS, hand-written parsers, some cache keys) does not find them; raw: \(Set(lines).sorted().joined(separator: " | "))",
+            evidence: evidence(found))
     }
 
     static func duplicates(_ found: [(Finding, ProbeResponse)], responses: Int) -> ProbeCheck {
         guard !found.isEmpty else {
-            return ProbeCheck(.headerDuplicates, .pass, "no field sent twice with different spellings or conflicting values, over \(responses) responses", evidence: [])
+            return ProbeCheck(
+                .headerDuplicates, .pass,
+                "no field sent twice with different spellings or conflicting values, over \(responses) responses",
+                evidence: [])
         }
         let worst: CheckResult = found.contains { $0.0.severity == .error } ? .fail : .warn
-        let messages = found.map { "\($0.0.message) [\($0.0.evidence.map { String($0.trimmingHTTPWhitespace()).replacingCRLF() }.joined(separator: " | "))]" }
+        let messages = found.map {
+            "\($0.0.message) [\($0.0.evidence.map { String($0.trimmingHTTPWhitespace()).replacingCRLF() }.joined(separator: " | "))]"
+        }
         return ProbeCheck(.headerDuplicates, worst, messages.joined(separator: "; "), evidence: evidence(found))
     }
 
     static func lineEndings(_ found: [(Finding, ProbeResponse)], responses: Int) -> ProbeCheck {
         guard !found.isEmpty else {
-            return ProbeCheck(.headerLineEndings, .pass, "every head line ends in CRLF, over \(responses) responses", evidence: [])
+            return ProbeCheck(
+                .headerLineEndings, .pass, "every head line ends in CRLF, over \(responses) responses", evidence: [])
         }
         let messages = Set(found.map { "\($0.1.request.label): \($0.0.message)" }).sorted()
-        return ProbeCheck(.headerLineEndings, .warn, "heads end their lines in a bare LF (strict parsers, some proxies and HTTP libraries reject the response): " + messages.prefix(3).joined(separator: "; ") + (messages.count > 3 ? "; and \(messages.count - 3) more" : ""), evidence: evidence(found))
+        return ProbeCheck(
+            .headerLineEndings, .warn,
+            "heads end their lines in a bare LF (strict parsers, some proxies and HTTP libraries reject the response): "
+                + messages.prefix(3).joined(separator: "; ")
+                + (messages.count > 3 ? "; and \(messages.count - 3) more" : ""), evidence: evidence(found))
     }
 }
 

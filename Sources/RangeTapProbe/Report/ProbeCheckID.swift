@@ -53,7 +53,9 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
     public var area: ProbeArea {
         switch self {
         case .head, .get, .acceptRanges, .contentType, .validators: .resource
-        case .rangeProbe, .rangeMiddle, .rangeOpen, .rangeSuffix, .rangeLastByte, .rangeFromZero, .rangeClamped, .partialHeaders: .singleRange
+        case .rangeProbe, .rangeMiddle, .rangeOpen, .rangeSuffix, .rangeLastByte, .rangeFromZero, .rangeClamped,
+            .partialHeaders:
+            .singleRange
         case .unsatisfiablePastEnd, .unsatisfiableSuffixZero: .unsatisfiable
         case .invalidReversed, .invalidUnit, .unitCase, .straySpaces: .invalidRange
         case .multiRange, .multiOverlap: .multiRange
@@ -81,7 +83,8 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .rangeLastByte: "the last byte"
         case .rangeFromZero: "bytes=0-, the whole file as 206"
         case .rangeClamped: "an end past the length is clamped, not refused"
-        case .partialHeaders: "a 206 carries the Date, ETag, Cache-Control, Expires, Content-Location and Vary of the 200"
+        case .partialHeaders:
+            "a 206 carries the Date, ETag, Cache-Control, Expires, Content-Location and Vary of the 200"
         case .unsatisfiablePastEnd: "first byte at the length: 416 with bytes */LEN"
         case .unsatisfiableSuffixZero: "bytes=-0: 416 with bytes */LEN"
         case .invalidReversed: "bytes=500-100 (last before first): ignored or 416"
@@ -128,7 +131,8 @@ public enum ProbeCheckID: String, Sendable, CaseIterable {
         case .acceptRanges: "RFC 9110 §14.3"
         case .contentType: "RFC 9110 §8.3"
         case .validators: "RFC 9110 §8.8"
-        case .rangeProbe, .rangeMiddle, .rangeOpen, .rangeSuffix, .rangeLastByte, .rangeFromZero: "RFC 9110 §14.1.2, §14.4, §15.3.7"
+        case .rangeProbe, .rangeMiddle, .rangeOpen, .rangeSuffix, .rangeLastByte, .rangeFromZero:
+            "RFC 9110 §14.1.2, §14.4, §15.3.7"
         case .rangeClamped: "RFC 9110 §14.1.2"
         case .partialHeaders: "RFC 9110 §15.3.7"
         case .unsatisfiablePastEnd, .unsatisfiableSuffixZero: "RFC 9110 §15.5.17, §14.4"

@@ -30,7 +30,11 @@ public struct ProbeEvidence: Sendable, Codable, Equatable {
     public var httpVersion: String?
 
     /// Creates evidence from parts.
-    public init(label: String, request: [String], response: [String], status: Int?, bodyBytes: Int64, stoppedEarly: Bool, sha256: String?, reusedConnection: Bool?, localPort: Int?, error: String?, durationMs: Double, httpVersion: String? = nil) {
+    public init(
+        label: String, request: [String], response: [String], status: Int?, bodyBytes: Int64, stoppedEarly: Bool,
+        sha256: String?, reusedConnection: Bool?, localPort: Int?, error: String?, durationMs: Double,
+        httpVersion: String? = nil
+    ) {
         self.label = label
         self.request = request
         self.response = response

@@ -9,8 +9,11 @@ extension ProbeReport {
         var out: [String] = []
         out.append("rangetap probe \(url)")
         let lengthText = length.map { "\($0) bytes" } ?? "length unknown"
-        out.append("\(lengthText) · \(Self.protocolText(httpProtocol)) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms")
-        let idOrder = Dictionary(uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { (ProbeCheck.ID.check($1), $0) })
+        out.append(
+            "\(lengthText) · \(Self.protocolText(httpProtocol)) · \(checks.count) checks: \(summary.fail) fail, \(summary.warn) warn, \(summary.info) info, \(summary.pass) pass · \(Int(durationMs.rounded())) ms"
+        )
+        let idOrder = Dictionary(
+            uniqueKeysWithValues: ProbeCheckID.allCases.enumerated().map { (ProbeCheck.ID.check($1), $0) })
         let areaOrder = Dictionary(uniqueKeysWithValues: ProbeArea.allCases.enumerated().map { ($1, $0) })
         let groups = Dictionary(grouping: checks, by: \.area)
         let areas = groups.keys.sorted { a, b in
@@ -27,7 +30,9 @@ extension ProbeReport {
             }
             for c in sorted {
                 let pad = String(repeating: " ", count: max(1, width - c.id.rawValue.count))
-                out.append("  \(c.result.label.padding(4))  \(c.id)\(pad)\(TerminalText.escapingControls(c.message))  [\(c.rfc)]")
+                out.append(
+                    "  \(c.result.label.padding(4))  \(c.id)\(pad)\(TerminalText.escapingControls(c.message))  [\(c.rfc)]"
+                )
                 if verbose { out += Self.evidenceLines(c.evidence) }
             }
         }
@@ -66,7 +71,9 @@ extension ProbeReport {
             for line in e.response {
                 let h = HeaderLine(raw: line)
                 if h.isBlank { continue }
-                out.append("\(indent)< \(TerminalText.escapingControls(String(h.content)))\(h.terminator == "\n" ? "   [bare LF]" : "")")
+                out.append(
+                    "\(indent)< \(TerminalText.escapingControls(String(h.content)))\(h.terminator == "\n" ? "   [bare LF]" : "")"
+                )
             }
             var facts: [String] = []
             if e.status != nil {

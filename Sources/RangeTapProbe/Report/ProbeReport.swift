@@ -41,7 +41,10 @@ public struct ProbeReport: Sendable, Codable, Equatable {
     }
 
     /// Assembles a report.
-    public init(url: String, httpProtocol: String = "http/1.1", length: Int64?, durationMs: Double, checks: [ProbeCheck], verdicts: [PlayerVerdict]) {
+    public init(
+        url: String, httpProtocol: String = "http/1.1", length: Int64?, durationMs: Double, checks: [ProbeCheck],
+        verdicts: [PlayerVerdict]
+    ) {
         schemaVersion = 1
         self.url = url
         self.httpProtocol = httpProtocol
@@ -61,7 +64,9 @@ public struct ProbeReport: Sendable, Codable, Equatable {
     public func check(_ id: ProbeCheckID) -> ProbeCheck? { checks.first { $0.id == .check(id) } }
 
     /// The JSON ids of the checks with `result`, such as `range-probe`.
-    public func ids(_ result: CheckResult) -> Set<String> { Set(checks.filter { $0.result == result }.map(\.id.rawValue)) }
+    public func ids(_ result: CheckResult) -> Set<String> {
+        Set(checks.filter { $0.result == result }.map(\.id.rawValue))
+    }
 
     /// The report as pretty-printed JSON with sorted keys.
     public func json() throws -> String {

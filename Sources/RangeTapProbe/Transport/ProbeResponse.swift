@@ -63,7 +63,9 @@ struct ProbeResponse: Sendable {
 
     /// The media type without parameters, lower-cased.
     var mediaType: String? {
-        header("Content-Type").map { $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? "" }
+        header("Content-Type").map {
+            $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
+        }
     }
 
     /// Lower-cased tokens of every Connection field.

@@ -66,7 +66,8 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
             let lo = max(r.first, offset)
             let hi = min(r.upperBound, offset + Int64(take))
             if lo < hi {
-                sliceHashers[i].hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: part[Int(lo - offset)..<Int(hi - offset)]))
+                sliceHashers[i].hasher.update(
+                    bufferPointer: UnsafeRawBufferPointer(rebasing: part[Int(lo - offset)..<Int(hi - offset)]))
             }
         }
         let keep = response.request.keepBytes - response.kept.count

@@ -45,13 +45,18 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
     /// At most this many interim (1xx) heads are recorded per exchange.
     static let maxInterimRecorded = 100
 
-    init(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, multi: CurlMulti, deliver: @escaping @Sendable (UpstreamMessage) -> Void) {
+    init(
+        id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, multi: CurlMulti,
+        deliver: @escaping @Sendable (UpstreamMessage) -> Void
+    ) {
         self.id = id
         self.connection = connection
         self.context = context
         self.multi = multi
         self.deliver = deliver
-        self.flow = FlowControl(highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater, budget: context.bodyBudget, share: share)
+        self.flow = FlowControl(
+            highWater: context.configuration.flowHighWater, lowWater: context.configuration.flowLowWater,
+            budget: context.bodyBudget, share: share)
         self.sizer = RoundSizer(largest: context.configuration.upstreamBufferSize)
         context.liveExchanges.add(1, ordering: .relaxed)
         // Woken by the budget when another exchange's bytes drained (any thread; the multi
@@ -107,7 +112,11 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
             interimCount += 1
             // Bounded: an origin that sends 1xx heads forever fills neither the capture nor the client.
             guard interimCount <= Self.maxInterimRecorded else { return }
-            context.writer.record(.interim(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil, upstreamPort: nil)))
+            context.writer.record(
+                .interim(
+                    ResponseEvent(
+                        t: now, exchange: id, status: status, lines: context.redact(lines), reused: nil,
+                        upstreamPort: nil)))
             deliver(.interim(lines))
         case .final(let head):
             let now = context.clock.now()
@@ -115,7 +124,11 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
             self.status = status
             sizer.bodyLength = lines.first(named: "Content-Length").flatMap(ContentLength.parse)
             let info = transfer.connectionInfo()
-            context.writer.record(.response(ResponseEvent(t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused, upstreamPort: info?.localPort)))
+            context.writer.record(
+                .response(
+                    ResponseEvent(
+                        t: now, exchange: id, status: status, lines: context.redact(lines), reused: info?.reused,
+                        upstreamPort: info?.localPort)))
             if status == 206, let cr = lines.first(named: "Content-Range"), let parsed = try? ContentRange.parse(cr) {
                 resourceBase = parsed.range?.first
             } else if status == 200 {
@@ -160,7 +173,9 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
         pending = nil
         let size = buffer.readableBytes
         sizer.roundEnded(size: size, filled: filled)
-        let chunk = ChunkEvent(t: pendingSince, exchange: id, size: size, offset: received, resourceOffset: resourceBase.map { $0.addingSaturating(received) }, bodyOffset: nil)
+        let chunk = ChunkEvent(
+            t: pendingSince, exchange: id, size: size, offset: received,
+            resourceOffset: resourceBase.map { $0.addingSaturating(received) }, bodyOffset: nil)
         received += Int64(size)
         context.writer.record(chunk, bytes: buffer)
         deliver(.body(buffer))
@@ -176,14 +191,18 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
             passOn()
             var event = failure
             event.received = received
-            deliver(.failed(failure.message, timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
+            deliver(
+                .failed(failure.message, timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
             return
         }
         switch result {
         case .ok:
             // libcurl has the whole body; whether it is an end or a cancel depends on the client.
             passOn()
-            deliver(.end(trailers: assembler.trailers, UpstreamOutcome(t: now, received: received, trailers: context.redact(assembler.trailers))))
+            deliver(
+                .end(
+                    trailers: assembler.trailers,
+                    UpstreamOutcome(t: now, received: received, trailers: context.redact(assembler.trailers))))
         case .failed, .cancelled:
             if clientLeft {
                 // Aborted because the client left: bytes not passed on were never delivered.
@@ -192,14 +211,23 @@ final class Exchange: UpstreamTransfer, CurlTransferDelegate, @unchecked Sendabl
             } else if case .failed(let code, let message) = result {
                 passOn()
                 let timedOut = code == CurlMulti.idleTimeoutCode
-                let text = "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
-                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream, message: text, curlCode: code, received: received, status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
+                let text =
+                    "upstream failed: \(UpstreamFailure.describe(curlCode: code, message: message, headReceived: assembler.finalReceived))"
+                let event = ErrorEvent(
+                    t: now, exchange: id, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream,
+                    message: text, curlCode: code, received: received,
+                    status: assembler.finalReceived ? nil : timedOut ? 504 : 502)
                 deliver(.failed(text, timedOut: timedOut, UpstreamOutcome(t: now, received: received, failure: event)))
             } else {
                 // Cancelled without a client close: the proxy is shutting down.
                 passOn()
-                let event = ErrorEvent(t: now, exchange: id, connection: connection, kind: .interrupted, message: "rangetap stopped before the response ended", received: received)
-                deliver(.failed("rangetap is shutting down", timedOut: false, UpstreamOutcome(t: now, received: received, failure: event)))
+                let event = ErrorEvent(
+                    t: now, exchange: id, connection: connection, kind: .interrupted,
+                    message: "rangetap stopped before the response ended", received: received)
+                deliver(
+                    .failed(
+                        "rangetap is shutting down", timedOut: false,
+                        UpstreamOutcome(t: now, received: received, failure: event)))
             }
         }
     }

@@ -43,7 +43,10 @@ final class ExchangeDriver {
     /// A driver for exchange `id` on `connection`, its machine built, its upstream half ready to
     /// start; `plan` is the `--fault` rules that matched it; `share`, the part of the body budget
     /// its connection's exchanges share (HTTP/2).
-    init(id: Int, connection: Int, machine: ExchangeStateMachine, plan: FaultPlan?, share: ConnectionShare? = nil, shared: RecordingContext, loop: any EventLoop, writer: any ClientWriter) {
+    init(
+        id: Int, connection: Int, machine: ExchangeStateMachine, plan: FaultPlan?, share: ConnectionShare? = nil,
+        shared: RecordingContext, loop: any EventLoop, writer: any ClientWriter
+    ) {
         self.id = id
         self.machine = machine
         self.shared = shared
@@ -67,7 +70,9 @@ final class ExchangeDriver {
         var request = request
         if let rule = gate?.plan.ignoreRange, !range.isEmpty {
             request.headers = FaultGate.removingRange(request.headers)
-            shared.recordFault(exchange: id, rule: rule, action: "ignore-range", detail: "asked the origin without Range: \(range.joined(separator: ", "))")
+            shared.recordFault(
+                exchange: id, rule: rule, action: "ignore-range",
+                detail: "asked the origin without Range: \(range.joined(separator: ", "))")
         }
         exchange.start(request)
     }
@@ -108,9 +113,14 @@ final class ExchangeDriver {
     /// client cancel), the upstream transfer stopped, the writer resets or ends early.
     private func cut(reset: Bool, rule: String) {
         let forwarded = gate?.forwarded ?? 0
-        let detail = writer?.describeCut(reset: reset, forwarded: forwarded, rule: rule) ?? "cut after \(forwarded) body bytes"
+        let detail =
+            writer?.describeCut(reset: reset, forwarded: forwarded, rule: rule) ?? "cut after \(forwarded) body bytes"
         shared.recordFault(exchange: id, rule: rule, action: reset ? "reset-after" : "truncate-after", detail: detail)
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: machine.connection, kind: .fault, message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
+        shared.writer.record(
+            .error(
+                ErrorEvent(
+                    t: shared.clock.now(), exchange: id, connection: machine.connection, kind: .fault,
+                    message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
         slot.value.driver = nil
         exchange.abort()
         let writer = self.writer
@@ -126,7 +136,8 @@ final class ExchangeDriver {
         case .head(let lines): action = machine.upstreamHead(lines: lines)
         case .body(let buffer): action = machine.upstreamBody(buffer)
         case .end(let trailers, let outcome): action = machine.upstreamEnd(trailers: trailers, outcome: outcome)
-        case .failed(let text, let timedOut, let outcome): action = machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
+        case .failed(let text, let timedOut, let outcome):
+            action = machine.upstreamFailed(message: text, timedOut: timedOut, outcome: outcome)
         }
         perform(action)
         settle()

@@ -105,7 +105,10 @@ struct ExchangeStateMachine {
     /// Interim heads not relayed (over ``maxInterimRelayed``, or an HTTP/1.0 client).
     private(set) var interimHeld = 0
 
-    init(clientVersion: HTTPVersion, clientKeepAlive: Bool, method: String = "GET", clientAcceptsTrailers: Bool = false, exchange: Int = 0, connection: Int = 0) {
+    init(
+        clientVersion: HTTPVersion, clientKeepAlive: Bool, method: String = "GET", clientAcceptsTrailers: Bool = false,
+        exchange: Int = 0, connection: Int = 0
+    ) {
         self.exchange = exchange
         self.connection = connection
         self.clientVersion = clientVersion
@@ -157,18 +160,24 @@ struct ExchangeStateMachine {
         }
         let status = StatusLine.status(of: lines.first)
         guard clientVersion == .http1_1 || (isHTTP2 && status != 101), interimRelayed < Self.maxInterimRelayed,
-              let forwarded = try? HeaderForwarding.clientResponseHead(lines)
+            let forwarded = try? HeaderForwarding.clientResponseHead(lines)
         else {
             interimHeld += 1
             return .none
         }
         state = .awaitingHead(interimRelayed: interimRelayed + 1)
         if isHTTP2 {
-            return .writeInterim(Self.http2Head(status: status, statusLine: forwarded.statusLine, fields: forwarded.fields, changes: forwarded.changes, framing: .noBody))
+            return .writeInterim(
+                Self.http2Head(
+                    status: status, statusLine: forwarded.statusLine, fields: forwarded.fields,
+                    changes: forwarded.changes, framing: .noBody))
         }
         let (statusLine, versionChange) = Self.ownVersion(forwarded.statusLine)
         let text = statusLine + forwarded.fields.joined() + "\r\n"
-        return .writeInterim(ClientHead(status: StatusLine.status(of: lines.first), bytes: Latin1.bytes(text), framing: .noBody, changes: forwarded.changes + versionChange))
+        return .writeInterim(
+            ClientHead(
+                status: StatusLine.status(of: lines.first), bytes: Latin1.bytes(text), framing: .noBody,
+                changes: forwarded.changes + versionChange))
     }
 
     /// The final head from upstream, raw lines as libcurl delivered them.
@@ -183,7 +192,11 @@ struct ExchangeStateMachine {
             forwarded = try HeaderForwarding.clientResponseHead(lines)
         } catch {
             let message = "the upstream response head is unusable: \(error)"
-            settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
+            settle(
+                with: .error(
+                    ErrorEvent(
+                        t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502
+                    )))
             return .respondWithError(.badGateway, message: message)
         }
         let status = StatusLine.status(of: lines.first)
@@ -219,14 +232,25 @@ struct ExchangeStateMachine {
             // answered 502 on its stream instead; HPACK makes most blocks smaller than that.
             let listSize = fields.reduce(32 + 7 + 3) { $0 + $1.utf8.count - 2 + 32 }
             if listSize > Self.maxHTTP2HeadList {
-                let message = "the origin's response head is \(listSize) bytes as an HTTP/2 header list, more than one HTTP/2 frame (\(Self.maxHTTP2HeadList)) holds; rangetap's HTTP/2 library cannot split it into CONTINUATION frames (over HTTP/1.1 it passes)"
-                settle(with: .error(ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
+                let message =
+                    "the origin's response head is \(listSize) bytes as an HTTP/2 header list, more than one HTTP/2 frame (\(Self.maxHTTP2HeadList)) holds; rangetap's HTTP/2 library cannot split it into CONTINUATION frames (over HTTP/1.1 it passes)"
+                settle(
+                    with: .error(
+                        ErrorEvent(
+                            t: 0, exchange: exchange, connection: connection, kind: .upstream, message: message,
+                            status: 502)))
                 return .respondWithError(.badGateway, message: message)
             }
             let framing: ClientFraming = noBody ? .noBody : .http2
-            let declared = framing == .http2 && transferEncoding.isEmpty ? length?.value.flatMap { ContentLength.parse(String($0)) } : nil
-            state = .streaming(Body(framing: framing, closeAfterEnd: false, endsAt: clientAcceptsTrailers ? nil : declared))
-            return .writeHead(Self.http2Head(status: status, statusLine: forwarded.statusLine, fields: fields, changes: changes, framing: framing))
+            let declared =
+                framing == .http2 && transferEncoding.isEmpty
+                ? length?.value.flatMap { ContentLength.parse(String($0)) } : nil
+            state = .streaming(
+                Body(framing: framing, closeAfterEnd: false, endsAt: clientAcceptsTrailers ? nil : declared))
+            return .writeHead(
+                Self.http2Head(
+                    status: status, statusLine: forwarded.statusLine, fields: fields, changes: changes, framing: framing
+                ))
         }
         let framing: ClientFraming
         if !transferEncoding.isEmpty {
@@ -244,7 +268,9 @@ struct ExchangeStateMachine {
                 fields += forwarded.transferEncoding
                 if forwarded.transferEncoding.isEmpty {
                     fields.append(Self.ownTransferEncoding)
-                    if let i = changes.firstIndex(where: { $0.reason == .bareCR && Self.isTransferEncoding($0.original.first) }) {
+                    if let i = changes.firstIndex(where: {
+                        $0.reason == .bareCR && Self.isTransferEncoding($0.original.first)
+                    }) {
                         changes[i].replacement = Self.ownTransferEncoding
                     }
                 }
@@ -307,7 +333,9 @@ struct ExchangeStateMachine {
 
     /// A head for an HTTP/2 client (RFC 9113 §8.3): `HTTP/2 CODE` as its first line (the
     /// `:status` pseudo-header field, no reason phrase), names lower-case.
-    static func http2Head(status: Int, statusLine: String, fields: [String], changes: [HeadChange], framing: ClientFraming) -> ClientHead {
+    static func http2Head(
+        status: Int, statusLine: String, fields: [String], changes: [HeadChange], framing: ClientFraming
+    ) -> ClientHead {
         var lowered: [String] = []
         var renamed: [String] = []
         for field in fields {
@@ -319,7 +347,9 @@ struct ExchangeStateMachine {
         }
         let first = "HTTP/2 \(status)\r\n"
         let change = HeadChange(.http2, original: [statusLine] + renamed, replacement: first)
-        return ClientHead(status: status, bytes: Latin1.bytes(first + lowered.joined() + "\r\n"), framing: framing, changes: changes + [change])
+        return ClientHead(
+            status: status, bytes: Latin1.bytes(first + lowered.joined() + "\r\n"), framing: framing,
+            changes: changes + [change])
     }
 
     /// The status line with rangetap's own HTTP-version (RFC 9110 §6.2), and the change if any.
@@ -344,7 +374,10 @@ struct ExchangeStateMachine {
                 guard over > 0 else { return .writeBody(buffer, last: true) }
                 // Rare (an origin sending more than it declared): the head of the buffer goes, the
                 // rest counts as not written.
-                return over == buffer.readableBytes ? .discardBody(over) : .writeBody(buffer.getSlice(at: buffer.readerIndex, length: buffer.readableBytes - over)!, last: true)
+                return over == buffer.readableBytes
+                    ? .discardBody(over)
+                    : .writeBody(
+                        buffer.getSlice(at: buffer.readerIndex, length: buffer.readableBytes - over)!, last: true)
             }
             state = .streaming(body)
             return .writeBody(buffer, last: false)
@@ -370,13 +403,19 @@ struct ExchangeStateMachine {
             state = .responseEnded(upstream: upstream)
             var sent: [String] = []
             if !bodyEnded, body.framing == .chunked || body.framing == .http2, clientAcceptsTrailers {
-                sent = trailers.map { String($0.removingSpaceBeforeColon().content) + "\r\n" }.filter { !$0.contains("\r\n\r") }
+                sent = trailers.map { String($0.removingSpaceBeforeColon().content) + "\r\n" }.filter {
+                    !$0.contains("\r\n\r")
+                }
             }
             return .writeEnd(close: body.closeAfterEnd, trailers: sent, bodyEnded: bodyEnded)
         case .awaitingHead:
             // libcurl ended without a head (an origin's doing, not HTTP): never leave a client hanging.
             let message = "the upstream response ended before its head"
-            settle(with: .error(ErrorEvent(t: upstream.t, exchange: exchange, connection: connection, kind: .upstream, message: message, status: 502)))
+            settle(
+                with: .error(
+                    ErrorEvent(
+                        t: upstream.t, exchange: exchange, connection: connection, kind: .upstream, message: message,
+                        status: 502)))
             return .respondWithError(.badGateway, message: message)
         case .clientGone(let client):
             settle(upstream: upstream, completed: true, client: client)
@@ -393,11 +432,19 @@ struct ExchangeStateMachine {
     /// record when the client is still there; when the client already left, the exchange is a
     /// `cancel` instead.
     mutating func upstreamFailed(message: String, timedOut: Bool = false, outcome: UpstreamOutcome? = nil) -> Action {
-        let upstream = outcome ?? UpstreamOutcome(t: 0, received: 0, failure: ErrorEvent(t: 0, exchange: exchange, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream, message: message))
+        let upstream =
+            outcome
+            ?? UpstreamOutcome(
+                t: 0, received: 0,
+                failure: ErrorEvent(
+                    t: 0, exchange: exchange, connection: connection, kind: timedOut ? .upstreamTimeout : .upstream,
+                    message: message))
         switch state {
         case .awaitingHead:
             settleFailure(upstream)
-            let status = upstream.failure?.status.map { HTTPResponseStatus(statusCode: $0) } ?? (timedOut ? .gatewayTimeout : .badGateway)
+            let status =
+                upstream.failure?.status.map { HTTPResponseStatus(statusCode: $0) }
+                ?? (timedOut ? .gatewayTimeout : .badGateway)
             return .respondWithError(status, message: message)
         case .streaming, .bodyEnded:
             settleFailure(upstream)
@@ -447,9 +494,17 @@ struct ExchangeStateMachine {
     /// not close), `cancel` when it left short of that or the transfer stopped short after it left.
     private mutating func settle(upstream u: UpstreamOutcome, completed: Bool, client c: ClientOutcome) {
         if !completed || (c.gone && c.delivered < u.received) {
-            settle(with: .cancel(CancelEvent(t: c.t, exchange: exchange, delivered: c.delivered, received: u.received, sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure, consumed: c.consumed)))
+            settle(
+                with: .cancel(
+                    CancelEvent(
+                        t: c.t, exchange: exchange, delivered: c.delivered, received: u.received,
+                        sendBuffer: c.sendBuffer, sha256: "", deliveredBy: c.measure, consumed: c.consumed)))
         } else {
-            settle(with: .end(EndEvent(t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers, delivered: min(c.delivered, u.received), deliveredBy: c.measure, consumed: c.consumed)))
+            settle(
+                with: .end(
+                    EndEvent(
+                        t: u.t, exchange: exchange, bytes: u.received, sha256: "", trailers: u.trailers,
+                        delivered: min(c.delivered, u.received), deliveredBy: c.measure, consumed: c.consumed)))
         }
     }
 

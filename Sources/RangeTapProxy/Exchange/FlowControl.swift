@@ -114,7 +114,8 @@ final class FlowControl: Sendable {
 
     /// Takes the `paused` flag when the budget allows: the caller resumes the transfer.
     private func claimResume(inFlight now: Int) -> Bool {
-        budgetAllows(inFlight: now) && paused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
+        budgetAllows(inFlight: now)
+            && paused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// Any thread: the budget made room for this flow, first in its line. Resumes the transfer
@@ -129,7 +130,9 @@ final class FlowControl: Sendable {
     /// The exchange is gone: what it still counted goes back to the budget, and it leaves the
     /// budget's line and its connection's share.
     func close() {
-        guard closed.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+        guard closed.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+            return
+        }
         share?.leave()
         wakeHandler.withLock { $0 = nil }
         guard let budget else { return }

@@ -8,7 +8,10 @@ protocol UpstreamConnector: Sendable {
     /// The upstream half of exchange `id` on client connection `connection`, its window narrowed
     /// by the connection's `share` when given. Its messages go to `deliver`, from whatever thread
     /// the upstream runs on, in ``UpstreamMessage``'s order.
-    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer
+    func transfer(
+        id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext,
+        deliver: @escaping @Sendable (UpstreamMessage) -> Void
+    ) -> any UpstreamTransfer
     /// Transfers started and not yet finished.
     var activeTransfers: Int { get }
     /// Stops every transfer; their ends are reported as interrupted.
@@ -36,7 +39,10 @@ protocol UpstreamTransfer: AnyObject {
 struct CurlUpstream: UpstreamConnector {
     let multi: CurlMulti
 
-    func transfer(id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext, deliver: @escaping @Sendable (UpstreamMessage) -> Void) -> any UpstreamTransfer {
+    func transfer(
+        id: Int, connection: Int, share: ConnectionShare?, context: RecordingContext,
+        deliver: @escaping @Sendable (UpstreamMessage) -> Void
+    ) -> any UpstreamTransfer {
         Exchange(id: id, connection: connection, share: share, context: context, multi: multi, deliver: deliver)
     }
 

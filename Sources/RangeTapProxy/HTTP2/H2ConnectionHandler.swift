@@ -27,7 +27,9 @@ final class H2ConnectionHandler: ChannelInboundHandler {
         let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
         idleTimer = timer
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer.start(counts: { [weak self] in self?.openStreams == 0 }, expired: { [weak self] in self?.idleTimedOut(context: bound.value) })
+        timer.start(
+            counts: { [weak self] in self?.openStreams == 0 },
+            expired: { [weak self] in self?.idleTimedOut(context: bound.value) })
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -42,7 +44,12 @@ final class H2ConnectionHandler: ChannelInboundHandler {
         guard context.channel.isActive else { return }
         state.closedByProxy = true
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil)))).whenComplete { _ in
+        context.writeAndFlush(
+            wrapOutboundOut(
+                HTTP2Frame(
+                    streamID: .rootStream,
+                    payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil)))
+        ).whenComplete { _ in
             channel.close(promise: nil)
         }
     }
@@ -74,7 +81,11 @@ final class H2ConnectionHandler: ChannelInboundHandler {
         idleTimer = nil
         // ClientWireHandler, first in the pipeline, has read TCP_INFO at the close by now.
         state.connectionClosed()
-        shared.writer.record(.connectionClose(ConnectionCloseEvent(t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? .proxy : .client, requests: state.requests)))
+        shared.writer.record(
+            .connectionClose(
+                ConnectionCloseEvent(
+                    t: shared.clock.now(), connection: state.connection, by: state.closedByProxy ? .proxy : .client,
+                    requests: state.requests)))
         context.fireChannelInactive()
     }
 
@@ -92,11 +103,20 @@ final class H2ConnectionHandler: ChannelInboundHandler {
             // NIOHTTP2 refuses): NIOHTTP2 has reset that stream only (a connection error comes
             // after its GOAWAY); the connection's other streams go on.
             let stream = (error as? NIOHTTP2Errors.StreamError).map { " \($0.streamID.number)" } ?? ""
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest, message: "HTTP/2 stream\(stream) reset for a protocol error from the client: \(error)", status: nil)))
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest,
+                        message: "HTTP/2 stream\(stream) reset for a protocol error from the client: \(error)",
+                        status: nil)))
             return
         }
         state.closedByProxy = true
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest, message: "HTTP/2 protocol error from the client: \(error)", status: nil)))
+        shared.writer.record(
+            .error(
+                ErrorEvent(
+                    t: shared.clock.now(), exchange: nil, connection: state.connection, kind: .badRequest,
+                    message: "HTTP/2 protocol error from the client: \(error)", status: nil)))
         context.close(promise: nil)
     }
 }

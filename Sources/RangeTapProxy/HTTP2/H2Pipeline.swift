@@ -18,9 +18,14 @@ enum H2Pipeline {
     static let streamReceiveWindow = 256 * 1024
 
     /// Adds the handlers. Called on the channel's event loop.
-    static func install(on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession, inherited: ClientSession.Inherited) throws {
+    static func install(
+        on channel: any Channel, shared: RecordingContext, wire: ClientWire, session: ClientSession,
+        inherited: ClientSession.Inherited
+    ) throws {
         let sync = channel.pipeline.syncOperations
-        let state = NIOLoopBound(H2ConnectionState(inherited, wire: wire, share: shared.configuration.connectionShare), eventLoop: channel.eventLoop)
+        let state = NIOLoopBound(
+            H2ConnectionState(inherited, wire: wire, share: shared.configuration.connectionShare),
+            eventLoop: channel.eventLoop)
         try sync.addHandler(H2ReadCopier())
         try sync.addHandler(H2WireTap(ledger: state.value.ledger))
         try sync.addHandler(H2SettingsClamp())
@@ -34,13 +39,18 @@ enum H2Pipeline {
         ]
         // Content-Length is the origin's to get right or wrong; rangetap records, not polices it.
         connection.contentLengthValidation = .disabled
-        try sync.addHandler(NIOHTTP2Handler(mode: .server, frameDelegate: state.value.ledger, connectionConfiguration: connection))
+        try sync.addHandler(
+            NIOHTTP2Handler(mode: .server, frameDelegate: state.value.ledger, connectionConfiguration: connection))
         try sync.addHandler(H2FrameTap(state: state.value))
-        try sync.addHandler(HTTP2StreamMultiplexer(mode: .server, channel: channel, targetWindowSize: streamReceiveWindow, inboundStreamInitializer: { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(H2StreamHandler(shared: shared, state: state.value, session: session))
-            }
-        }))
+        try sync.addHandler(
+            HTTP2StreamMultiplexer(
+                mode: .server, channel: channel, targetWindowSize: streamReceiveWindow,
+                inboundStreamInitializer: { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandler(
+                            H2StreamHandler(shared: shared, state: state.value, session: session))
+                    }
+                }))
         try sync.addHandler(H2ConnectionHandler(shared: shared, state: state.value))
     }
 }

@@ -74,13 +74,18 @@ final class H2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
         }
         let inherited = proxy.inheritance
         let names = TunnelStarter.httpHandlerNames
-        let removals = [names.rawHeads, names.encoder, names.decoder, names.pipelining, names.errors, names.proxy].map { sync.removeHandler(name: $0) }
+        let removals = [names.rawHeads, names.encoder, names.decoder, names.pipelining, names.errors, names.proxy].map {
+            sync.removeHandler(name: $0)
+        }
         let shared = self.shared
         let wire = NIOLoopBound(self.wire, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
         EventLoopFuture.andAllSucceed(removals, on: context.eventLoop)
-            .flatMapThrowing { try H2Pipeline.install(on: channel, shared: shared, wire: wire.value, session: .plain, inherited: inherited) }
+            .flatMapThrowing {
+                try H2Pipeline.install(
+                    on: channel, shared: shared, wire: wire.value, session: .plain, inherited: inherited)
+            }
             .whenComplete { result in
                 switch result {
                 case .success:

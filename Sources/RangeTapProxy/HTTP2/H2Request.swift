@@ -25,7 +25,9 @@ struct H2Request {
         lines = []
         for (name, value, _) in headers {
             lines.append(HeaderLine(raw: "\(name): \(value)\r\n"))
-            if fieldNotAsSent == nil, name.unicodeScalars.contains("\u{FFFD}") || value.unicodeScalars.contains("\u{FFFD}") {
+            if fieldNotAsSent == nil,
+                name.unicodeScalars.contains("\u{FFFD}") || value.unicodeScalars.contains("\u{FFFD}")
+            {
                 fieldNotAsSent = TerminalText.escapingControls(String(name.prefix(100)))
             }
             switch name {
@@ -63,7 +65,11 @@ struct H2Request {
     /// Whether `text` can be an `:authority`: `[userinfo@]host[:port]`, with none of the bytes
     /// that would end it inside a URL (`/`, `?`, `#`, `\`), no whitespace and no controls.
     static func isAuthority(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { b in b > 0x20 && b != 0x7F && b != UInt8(ascii: "/") && b != UInt8(ascii: "?") && b != UInt8(ascii: "#") && b != UInt8(ascii: "\\") }
+        !text.isEmpty
+            && text.utf8.allSatisfy { b in
+                b > 0x20 && b != 0x7F && b != UInt8(ascii: "/") && b != UInt8(ascii: "?") && b != UInt8(ascii: "#")
+                    && b != UInt8(ascii: "\\")
+            }
     }
 
     /// The declared `content-length`, if any.
@@ -85,7 +91,9 @@ extension ClientHead {
         headers.add(name: ":status", value: String(status))
         for line in text.split(separator: "\r\n", omittingEmptySubsequences: true).dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.add(name: line[..<colon].lowercased(), value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+            headers.add(
+                name: line[..<colon].lowercased(),
+                value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
         }
         return headers
     }
@@ -97,7 +105,9 @@ extension ClientHead {
             var line = Substring(raw)
             while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" { line = line.dropLast() }
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.add(name: line[..<colon].lowercased(), value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+            headers.add(
+                name: line[..<colon].lowercased(),
+                value: String(line[line.index(after: colon)...].trimmingHTTPWhitespace()))
         }
         return headers
     }

@@ -37,7 +37,9 @@ final class H2SettingsClamp: ChannelInboundHandler, RemovableChannelHandler {
         var passStart = buffer.readerIndex
         func pass() {
             let end = buffer.readerIndex
-            if end > passStart { context.fireChannelRead(wrapInboundOut(read.getSlice(at: passStart, length: end - passStart)!)) }
+            if end > passStart {
+                context.fireChannelRead(wrapInboundOut(read.getSlice(at: passStart, length: end - passStart)!))
+            }
             passStart = end
         }
         while buffer.readableBytes > 0 {
@@ -74,7 +76,9 @@ final class H2SettingsClamp: ChannelInboundHandler, RemovableChannelHandler {
                 start(frameHeader: bytes, context: context)
             } else {
                 let at = buffer.readerIndex
-                let length = Int(buffer.getInteger(at: at, as: UInt8.self)!) << 16 | Int(buffer.getInteger(at: at + 1, as: UInt16.self)!)
+                let length =
+                    Int(buffer.getInteger(at: at, as: UInt8.self)!) << 16
+                    | Int(buffer.getInteger(at: at + 1, as: UInt16.self)!)
                 if buffer.getInteger(at: at + 3, as: UInt8.self) == 4, length <= Self.maxHeld {
                     pass()
                     start(frameHeader: buffer.readSlice(length: 9)!, context: context)
@@ -91,8 +95,11 @@ final class H2SettingsClamp: ChannelInboundHandler, RemovableChannelHandler {
     /// A whole frame header (9 bytes) not passed on yet: a small SETTINGS frame is gathered, any
     /// other frame's header goes on and its payload passes.
     private func start(frameHeader: ByteBuffer, context: ChannelHandlerContext) {
-        let length = Int(frameHeader.getInteger(at: frameHeader.readerIndex, as: UInt8.self)!) << 16 | Int(frameHeader.getInteger(at: frameHeader.readerIndex + 1, as: UInt16.self)!)
-        guard frameHeader.getInteger(at: frameHeader.readerIndex + 3, as: UInt8.self) == 4, length <= Self.maxHeld else {
+        let length =
+            Int(frameHeader.getInteger(at: frameHeader.readerIndex, as: UInt8.self)!) << 16
+            | Int(frameHeader.getInteger(at: frameHeader.readerIndex + 1, as: UInt16.self)!)
+        guard frameHeader.getInteger(at: frameHeader.readerIndex + 3, as: UInt8.self) == 4, length <= Self.maxHeld
+        else {
             context.fireChannelRead(wrapInboundOut(frameHeader))
             skipping = length
             return
@@ -114,7 +121,9 @@ final class H2SettingsClamp: ChannelInboundHandler, RemovableChannelHandler {
         var at = frame.readerIndex + 9
         let end = frame.writerIndex
         while at + 6 <= end {
-            if frame.getInteger(at: at, as: UInt16.self) == 1, let value = frame.getInteger(at: at + 2, as: UInt32.self), value > maxHeaderTableSize {
+            if frame.getInteger(at: at, as: UInt16.self) == 1,
+                let value = frame.getInteger(at: at + 2, as: UInt32.self), value > maxHeaderTableSize
+            {
                 frame.setInteger(maxHeaderTableSize, at: at + 2)
             }
             at += 6

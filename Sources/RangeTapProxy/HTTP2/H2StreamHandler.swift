@@ -109,7 +109,11 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
                     // Known before anything went to the origin: refused, nothing forwarded.
                     pending = nil
                     recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-                    refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried \(frame.endStream ? "" : "more than ")\(n) bytes; nothing was forwarded", context: context)
+                    refuse(
+                        exchange: p.exchange, status: .badRequest,
+                        message:
+                            "content-length \(declared) but the request's DATA frames carried \(frame.endStream ? "" : "more than ")\(n) bytes; nothing was forwarded",
+                        context: context)
                     return
                 }
                 pending = nil
@@ -122,7 +126,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             up.got += Int64(buffer.readableBytes)
             upload = up
             if let declared = up.declared, up.got > declared {
-                malformed("the request's DATA frames carried more than its content-length \(declared) (\(up.got) bytes)")
+                malformed(
+                    "the request's DATA frames carried more than its content-length \(declared) (\(up.got) bytes)")
                 return
             }
             if !up.body.append(buffer) {
@@ -145,18 +150,29 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         if let authority = request.authority, !H2Request.isAuthority(authority) {
             // `host/evil?` would change the path the origin sees (RFC 9113 §8.3.1: a malformed request).
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
-            refuse(exchange: id, status: .badRequest, message: ":authority \"\(TerminalText.escapingControls(String(authority.prefix(200))))\" is not host[:port]", context: context)
+            refuse(
+                exchange: id, status: .badRequest,
+                message:
+                    ":authority \"\(TerminalText.escapingControls(String(authority.prefix(200))))\" is not host[:port]",
+                context: context)
             return
         }
         if let name = request.fieldNotAsSent {
             // NIOHPACK has already replaced the bytes: refused rather than changed on the way.
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
-            refuse(exchange: id, status: .badRequest, message: "the field \(name) holds bytes that are not UTF-8 (or U+FFFD itself); rangetap's HTTP/2 decoder reads field values as UTF-8 and cannot pass such bytes on as sent, so nothing was forwarded (HTTP/1.1 passes them unchanged)", context: context)
+            refuse(
+                exchange: id, status: .badRequest,
+                message:
+                    "the field \(name) holds bytes that are not UTF-8 (or U+FFFD itself); rangetap's HTTP/2 decoder reads field values as UTF-8 and cannot pass such bytes on as sent, so nothing was forwarded (HTTP/1.1 passes them unchanged)",
+                context: context)
             return
         }
         if request.method == "CONNECT" {
             recordRequest(request, t: t, exchange: id, target: target, url: nil)
-            refuse(exchange: id, status: .methodNotAllowed, message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy", context: context)
+            refuse(
+                exchange: id, status: .methodNotAllowed,
+                message: "CONNECT over HTTP/2 is not supported; send CONNECT on an HTTP/1.1 connection to the proxy",
+                context: context)
             return
         }
         switch shared.resolve(target, in: session) {
@@ -185,7 +201,11 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         pending = nil
         recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
         if let declared = p.request.contentLength, declared != 0 {
-            refuse(exchange: p.exchange, status: .badRequest, message: "content-length \(declared) but the request's DATA frames carried 0 bytes; nothing was forwarded", context: context)
+            refuse(
+                exchange: p.exchange, status: .badRequest,
+                message:
+                    "content-length \(declared) but the request's DATA frames carried 0 bytes; nothing was forwarded",
+                context: context)
             return
         }
         start(p, body: nil, context: context)
@@ -219,7 +239,9 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         guard let up = upload else { return }
         upload = nil
         up.body.close()
-        let failure = ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .badRequest, message: "\(problem); rangetap stopped the request to the origin", status: 400)
+        let failure = ErrorEvent(
+            t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .badRequest,
+            message: "\(problem); rangetap stopped the request to the origin", status: 400)
         driver?.exchange.stop(failure)
     }
 
@@ -228,7 +250,11 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         let timer = ActivityTimer(limit: limit, loop: context.eventLoop)
         bodyTimer = timer
         // Not while rangetap itself holds the stream back (the origin is slow to take the body).
-        timer.start(stopsWhenNot: true, counts: { [weak self] in self.map { ($0.pending != nil || $0.upload != nil) && !$0.answered && !$0.clientHeld } ?? false }, expired: { [weak self] in self?.bodyTimedOut(after: limit) })
+        timer.start(
+            stopsWhenNot: true,
+            counts: { [weak self] in
+                self.map { ($0.pending != nil || $0.upload != nil) && !$0.answered && !$0.clientHeld } ?? false
+            }, expired: { [weak self] in self?.bodyTimedOut(after: limit) })
     }
 
     /// The request body received nothing for `--body-timeout`: its upstream transfer is stopped
@@ -239,10 +265,16 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         if let p = pending, !answered, let context {
             // Before its first DATA: recorded, answered, nothing forwarded.
             recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
-            let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: 0, declared: p.request.contentLength.map(String.init), then: "rangetap reset the stream and forwarded nothing")
+            let message = ActivityTimer.bodyTimeoutMessage(
+                limit: limit, got: 0, declared: p.request.contentLength.map(String.init),
+                then: "rangetap reset the stream and forwarded nothing")
             answered = true
             pending = nil
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408)))
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .bodyTimeout,
+                        message: message, status: 408)))
             respond(.requestTimeout, message: message, context: context)
             context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
             return
@@ -250,14 +282,23 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         guard let up = upload else { return }
         upload = nil
         up.body.close()
-        let message = ActivityTimer.bodyTimeoutMessage(limit: limit, got: Int(up.got), declared: up.declared.map(String.init), then: "rangetap stopped the request to the origin and reset the stream")
-        driver?.exchange.stop(ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .bodyTimeout, message: message, status: 408))
+        let message = ActivityTimer.bodyTimeoutMessage(
+            limit: limit, got: Int(up.got), declared: up.declared.map(String.init),
+            then: "rangetap stopped the request to the origin and reset the stream")
+        driver?.exchange.stop(
+            ErrorEvent(
+                t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .bodyTimeout,
+                message: message, status: 408))
     }
 
     private func refuse(exchange id: Int, status: HTTPResponseStatus, message: String, context: ChannelHandlerContext) {
         answered = true
         pending = nil
-        shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: id, connection: state.connection, kind: .refused, message: message, status: Int(status.code))))
+        shared.writer.record(
+            .error(
+                ErrorEvent(
+                    t: shared.clock.now(), exchange: id, connection: state.connection, kind: .refused, message: message,
+                    status: Int(status.code))))
         respond(status, message: message, context: context)
     }
 
@@ -273,8 +314,12 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             answerInjected(status: status.code, rule: status.rule, exchange: p.exchange, context: context)
             return false
         }
-        let machine = ExchangeStateMachine(clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method, clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
-        let driver = ExchangeDriver(id: p.exchange, connection: state.connection, machine: machine, plan: plan, share: state.share, shared: shared, loop: context.eventLoop, writer: self)
+        let machine = ExchangeStateMachine(
+            clientVersion: HTTPVersion(major: 2, minor: 0), clientKeepAlive: true, method: p.request.method,
+            clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
+        let driver = ExchangeDriver(
+            id: p.exchange, connection: state.connection, machine: machine, plan: plan, share: state.share,
+            shared: shared, loop: context.eventLoop, writer: self)
         self.driver = driver
         let method = p.request.method
         var request = CurlRequest(
@@ -299,9 +344,16 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         answered = true
         let status = HTTPResponseStatus(statusCode: code)
         let body = "rangetap: \(code) \(status.reasonPhrase), injected by --fault '\(rule)'\n"
-        shared.recordFault(exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
-        let lines = [":status: \(code)", "content-type: text/plain; charset=utf-8", "content-length: \(body.utf8.count)"]
-        shared.writer.record(.response(ResponseEvent(t: shared.clock.now(), exchange: id, status: code, lines: lines.map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
+        shared.recordFault(
+            exchange: id, rule: rule, action: "status", detail: "answered \(code) without asking the origin")
+        let lines = [
+            ":status: \(code)", "content-type: text/plain; charset=utf-8", "content-length: \(body.utf8.count)",
+        ]
+        shared.writer.record(
+            .response(
+                ResponseEvent(
+                    t: shared.clock.now(), exchange: id, status: code,
+                    lines: lines.map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
         respond(status, message: body, context: context, prefixed: false)
         shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
     }
@@ -352,7 +404,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             return
         }
         guard let context, let loop else { return }
-        let frame: HTTP2Frame.FramePayload = trailers.isEmpty
+        let frame: HTTP2Frame.FramePayload =
+            trailers.isEmpty
             ? .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))
             : .headers(.init(headers: ClientHead.hpack(trailers: trailers), endStream: true))
         let loopBound = NIOLoopBound(self, eventLoop: loop)
@@ -386,7 +439,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
             context.close(promise: nil)
         } else {
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))), promise: nil)
         }
     }
 
@@ -437,7 +491,10 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     private func awaitAcknowledgement() {
         guard let driver, driver.machine.awaitsClient, let loop, let connection else { return }
         if state.wire.unavailable {
-            driver.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer))
+            driver.clientReceivedAll(
+                ClientOutcome(
+                    t: shared.clock.now(), delivered: sent, measure: .writes, gone: false, sendBuffer: state.sendBuffer)
+            )
             return
         }
         guard connection.isActive, state.wire.acked?.atClose != true else {
@@ -446,7 +503,10 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         }
         state.wire.refresh(connection)
         if let acked = state.wire.acked, acked.bytes >= endOffset {
-            driver.clientReceivedAll(ClientOutcome(t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false, sendBuffer: state.sendBuffer, consumed: min(state.granted(stream: stream), sent)))
+            driver.clientReceivedAll(
+                ClientOutcome(
+                    t: shared.clock.now(), delivered: sent, measure: .h2StreamEnded, gone: false,
+                    sendBuffer: state.sendBuffer, consumed: min(state.granted(stream: stream), sent)))
             return
         }
         let me = NIOLoopBound(self, eventLoop: loop)
@@ -473,7 +533,9 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     /// no TCP_INFO.
     private func delivery(gone: Bool) -> ClientOutcome {
         let granted = min(state.granted(stream: stream), sent)
-        var outcome = ClientOutcome(t: shared.clock.now(), delivered: granted, measure: .h2WindowUpdate, gone: gone, sendBuffer: state.sendBuffer, consumed: granted)
+        var outcome = ClientOutcome(
+            t: shared.clock.now(), delivered: granted, measure: .h2WindowUpdate, gone: gone,
+            sendBuffer: state.sendBuffer, consumed: granted)
         if let connection, connection.isActive {
             state.wire.refresh(connection)
         }
@@ -503,7 +565,13 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             recordRequest(p.request, t: p.t, exchange: p.exchange, target: p.target, url: p.url)
             let what = p.request.contentLength.map { "0 of \($0) bytes" } ?? "0 bytes"
             let how = reset != nil ? "reset the stream" : "closed the connection"
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); nothing was forwarded", status: nil)))
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: p.exchange, connection: state.connection, kind: .client,
+                        message:
+                            "the client \(how) before its request body was whole (\(what) received); nothing was forwarded",
+                        status: nil)))
         }
         if let up = upload {
             // Reset or cut before its request body was whole: recorded; its upstream transfer
@@ -511,7 +579,13 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             upload = nil
             let what = up.declared.map { "\(up.got) of \($0) bytes" } ?? "\(up.got) bytes"
             let how = reset != nil ? "reset the stream" : "closed the connection"
-            shared.writer.record(.error(ErrorEvent(t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .client, message: "the client \(how) before its request body was whole (\(what) received); rangetap stopped the request to the origin", status: nil)))
+            shared.writer.record(
+                .error(
+                    ErrorEvent(
+                        t: shared.clock.now(), exchange: up.exchange, connection: state.connection, kind: .client,
+                        message:
+                            "the client \(how) before its request body was whole (\(what) received); rangetap stopped the request to the origin",
+                        status: nil)))
         }
         guard let driver, driver.machine.awaitsClient else {
             if self.driver == nil { state.closed(stream: stream) }
@@ -530,18 +604,25 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
         var lines = request.lines
         if !shared.configuration.keepSecrets { lines = lines.redactingSecrets() }
         let keep = shared.configuration.keepSecrets
-        shared.writer.record(.request(RequestEvent(
-            t: t, exchange: exchange, connection: state.connection, method: request.method,
-            target: URLRedaction.redactingUserinfo(target, if: !keep),
-            version: "HTTP/2",
-            url: url.map { URLRedaction.redactingUserinfo($0, if: !keep) }, headers: lines, stream: stream)))
+        shared.writer.record(
+            .request(
+                RequestEvent(
+                    t: t, exchange: exchange, connection: state.connection, method: request.method,
+                    target: URLRedaction.redactingUserinfo(target, if: !keep),
+                    version: "HTTP/2",
+                    url: url.map { URLRedaction.redactingUserinfo($0, if: !keep) }, headers: lines, stream: stream)))
     }
 
     /// The proxy's own response (an error it generates), plain text, ending the stream.
-    private func respond(_ status: HTTPResponseStatus, message: String, context: ChannelHandlerContext, prefixed: Bool = true) {
+    private func respond(
+        _ status: HTTPResponseStatus, message: String, context: ChannelHandlerContext, prefixed: Bool = true
+    ) {
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
         body.writeString(prefixed ? "rangetap: \(message)\n" : message)
-        let headers: HPACKHeaders = [":status": String(status.code), "content-type": "text/plain; charset=utf-8", "content-length": String(body.readableBytes)]
+        let headers: HPACKHeaders = [
+            ":status": String(status.code), "content-type": "text/plain; charset=utf-8",
+            "content-length": String(body.readableBytes),
+        ]
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
     }

@@ -61,7 +61,8 @@ final class OriginProtocols: Sendable {
             .connectTimeout(Self.timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: serverName))
                     try channel.pipeline.syncOperations.addHandler(ALPNAnswer(promise: promise))
                 }
             }
@@ -95,7 +96,8 @@ final class OriginProtocols: Sendable {
         }
         let text = "\(error)"
         guard text.contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
-        return "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(TLSSessionHandler.reasonCodes(text).joined(separator: ", ")))"
+        return
+            "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(TLSSessionHandler.reasonCodes(text).joined(separator: ", ")))"
     }
 }
 

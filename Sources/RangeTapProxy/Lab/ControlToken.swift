@@ -37,14 +37,20 @@ public enum ControlToken {
             throw WriteError(description: "cannot create \(dir): \(String(cString: strerror(errno)))")
         }
         var st = stat()
-        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
-            throw WriteError(description: "\(dir) is not a directory private to this user (mode 0700, owned by uid \(getuid())); remove it and start again")
+        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0
+        else {
+            throw WriteError(
+                description:
+                    "\(dir) is not a directory private to this user (mode 0700, owned by uid \(getuid())); remove it and start again"
+            )
         }
         let file = path(port: port)
         let temporary = file + ".\(getpid())"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw WriteError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw WriteError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
         let bytes = Array((token + "\n").utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         close(fd)

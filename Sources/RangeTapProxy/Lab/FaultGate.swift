@@ -48,7 +48,11 @@ struct FaultGate {
                 headDelayed = true
                 holding = true
                 held = [message]
-                return [.hold(ns: delay.ns, rule: delay.rule, action: "delay-head", detail: "held the response head for \(Self.describe(ns: delay.ns))")]
+                return [
+                    .hold(
+                        ns: delay.ns, rule: delay.rule, action: "delay-head",
+                        detail: "held the response head for \(Self.describe(ns: delay.ns))")
+                ]
             }
             var out = lines
             var changes: [(rule: String, action: String, detail: String)] = []
@@ -67,7 +71,8 @@ struct FaultGate {
         case .body(var buffer):
             var steps: [Step] = []
             if let stall = plan.stall, !stalled, forwarded + Int64(buffer.readableBytes) > stall.after,
-               plan.cut.map({ stall.after < $0.after }) ?? true {
+                plan.cut.map({ stall.after < $0.after }) ?? true
+            {
                 // Forward up to the stall point, hold the rest.
                 let first = Int(stall.after - forwarded)
                 if first > 0, let part = buffer.readSlice(length: first) {
@@ -77,7 +82,10 @@ struct FaultGate {
                 stalled = true
                 holding = true
                 held = buffer.readableBytes > 0 ? [.body(buffer)] : []
-                steps.append(.hold(ns: stall.ns, rule: stall.rule, action: "stall-after", detail: "stalled for \(Self.describe(ns: stall.ns)) after \(stall.after) body bytes"))
+                steps.append(
+                    .hold(
+                        ns: stall.ns, rule: stall.rule, action: "stall-after",
+                        detail: "stalled for \(Self.describe(ns: stall.ns)) after \(stall.after) body bytes"))
                 return steps
             }
             if let cut = plan.cut, forwarded + Int64(buffer.readableBytes) > cut.after {

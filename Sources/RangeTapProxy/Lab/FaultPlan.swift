@@ -45,10 +45,11 @@ struct FaultPlan: Sendable {
         let parts = URLParts(url)
         // With the port (the scheme's when none is written), so `host=cdn.example.com:8443`
         // can match; a rule without a port matches any.
-        let host = parts.authority.map { a in
-            let name = URLAuthority.hostForURL(a.host).lowercased()
-            return a.port(default: parts.httpScheme?.defaultPort ?? 80).map { "\(name):\($0)" } ?? name
-        } ?? ""
+        let host =
+            parts.authority.map { a in
+                let name = URLAuthority.hostForURL(a.host).lowercased()
+                return a.port(default: parts.httpScheme?.defaultPort ?? 80).map { "\(name):\($0)" } ?? name
+            } ?? ""
         return (host, parts.path.isEmpty ? "/" : String(parts.path))
     }
 }

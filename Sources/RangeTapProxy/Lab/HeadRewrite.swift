@@ -15,7 +15,11 @@ enum HeadRewrite {
                 changed += 1
                 return HeaderLine(raw: spelled + line.raw.dropFirst(name.count))
             }
-            return (out, changed == 0 ? nil : "respelled \(changed) header name\(changed == 1 ? "" : "s") in \(style.rawValue) case")
+            return (
+                out,
+                changed == 0
+                    ? nil : "respelled \(changed) header name\(changed == 1 ? "" : "s") in \(style.rawValue) case"
+            )
         case .dropHeader(let target):
             let lower = target.lowercased()
             let out = lines.filter { $0.name?.lowercased() != lower }
@@ -25,8 +29,9 @@ enum HeadRewrite {
             var detail: String?
             let out = lines.map { line -> HeaderLine in
                 guard detail == nil, let name = line.name, name.lowercased() == "content-range", let value = line.value,
-                      let parsed = try? ContentRange.parse(String(value)), let range = parsed.range,
-                      range.last < Int64.max - 1 else { return line }
+                    let parsed = try? ContentRange.parse(String(value)), let range = parsed.range,
+                    range.last < Int64.max - 1
+                else { return line }
                 let total = parsed.completeLength.map(String.init) ?? "*"
                 let shifted = "bytes \(range.first + 1)-\(range.last + 1)/\(total)"
                 detail = "Content-Range \(value) sent as \(shifted)"

@@ -27,7 +27,10 @@ public enum LinkControlRequest {
         let target = head.uri.utf8
         let prefix = absolutePrefix.count
         if target.count >= prefix, HeaderByte.equalsIgnoringASCIICase(target.prefix(prefix), absolutePrefix) {
-            if target.count == prefix || target[target.index(target.startIndex, offsetBy: prefix)] == UInt8(ascii: "/") { return true }
+            if target.count == prefix || target[target.index(target.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
+            {
+                return true
+            }
         }
         guard !HTTPScheme.isHTTP(head.uri) else { return false }
         guard let field = head.headers.first(name: "host") else { return false }
@@ -46,7 +49,9 @@ public enum LinkControlRequest {
 
     /// The status and text of the answer to `head`, after carrying it out; nil when the request
     /// gets no answer (it came from a web page: the connection is closed).
-    static func answer(_ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext) -> (HTTPResponseStatus, String)? {
+    static func answer(
+        _ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext
+    ) -> (HTTPResponseStatus, String)? {
         if head.headers.contains(name: "origin") { return nil }
         guard peer.map(isLoopback) ?? false else {
             return (.forbidden, "rangetap: the link can only be changed from this machine (127.0.0.1)\n")
@@ -54,12 +59,20 @@ public enum LinkControlRequest {
         guard head.method == .POST else {
             return (.methodNotAllowed, "rangetap: control requests are POST (rangetap shape sends them)\n")
         }
-        let type = head.headers.first(name: "content-type").map { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "" }
+        let type = head.headers.first(name: "content-type").map {
+            $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        }
         guard type == contentType else {
-            return (.unsupportedMediaType, "rangetap: a control request carries Content-Type: \(contentType) (rangetap shape sends it)\n")
+            return (
+                .unsupportedMediaType,
+                "rangetap: a control request carries Content-Type: \(contentType) (rangetap shape sends it)\n"
+            )
         }
         guard ControlToken.matches(head.headers.first(name: tokenField), context.controlToken) else {
-            return (.forbidden, "rangetap: missing or wrong \(tokenField); rangetap shape reads this run's token from \(ControlToken.path(port: context.boundPort.load(ordering: .relaxed)))\n")
+            return (
+                .forbidden,
+                "rangetap: missing or wrong \(tokenField); rangetap shape reads this run's token from \(ControlToken.path(port: context.boundPort.load(ordering: .relaxed)))\n"
+            )
         }
         let target = URLParts(head.uri)
         let path = String(target.path)

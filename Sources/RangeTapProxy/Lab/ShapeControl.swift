@@ -27,7 +27,9 @@ final class ShapeControl: Sendable {
     func update(_ spec: ShapeSpec) throws(LabSpecError) {
         var spec = spec
         if spec.scope != scope {
-            throw .conflict("scope=\(spec.scope.rawValue): the scope is \(scope.rawValue) for this recording (it is fixed when record starts)")
+            throw .conflict(
+                "scope=\(spec.scope.rawValue): the scope is \(scope.rawValue) for this recording (it is fixed when record starts)"
+            )
         }
         spec.scope = scope
         let now = clock.now()

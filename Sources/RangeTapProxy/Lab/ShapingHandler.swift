@@ -55,7 +55,11 @@ final class ShapingHandler: ChannelOutboundHandler, RemovableChannelHandler {
             return
         }
         // Bytes already handed to the link still reach the client first, then the close.
-        if pendingClose == nil { pendingClose = (mode, promise) } else { pendingClose!.1?.futureResult.cascade(to: promise) }
+        if pendingClose == nil {
+            pendingClose = (mode, promise)
+        } else {
+            pendingClose!.1?.futureResult.cascade(to: promise)
+        }
         schedule()
         pump(context: context)
     }

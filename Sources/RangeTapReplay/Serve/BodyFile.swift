@@ -40,7 +40,9 @@ final class BodyFile: Sendable {
                 let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + Int64(done)))
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else {
-                    failure = .cannotRead(path, n == 0 ? "it ends before offset \(offset + Int64(count))" : String(cString: strerror(errno)))
+                    failure = .cannotRead(
+                        path,
+                        n == 0 ? "it ends before offset \(offset + Int64(count))" : String(cString: strerror(errno)))
                     break
                 }
                 done += n

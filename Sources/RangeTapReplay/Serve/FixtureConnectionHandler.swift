@@ -112,7 +112,9 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
             case .sendRecorded(let offset, let count, let chunked):
                 step += 1
                 do {
-                    write(try responder.recordedBytes(offset: offset, count: count, chunked: chunked), body: count, context: context)
+                    write(
+                        try responder.recordedBytes(offset: offset, count: count, chunked: chunked), body: count,
+                        context: context)
                 } catch {
                     fail(context)
                 }
@@ -145,21 +147,23 @@ final class FixtureConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         let responder = self.responder
         let loop = context.eventLoop
         // Whether only pauses are left after this write (the answer is then written in full).
-        let isLastWrite = running.map { $0.steps[step...].allSatisfy { if case .pause = $0 { true } else { false } } } ?? false
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).assumeIsolated().whenComplete { [self] result in
-            switch result {
-            case .success:
-                responder.sent(body)
-                if let entry = logEntry {
-                    // Here, not in the next step: a client may see these bytes before that runs.
-                    responder.requestLog?.wrote(entry, bytes: body, complete: isLastWrite)
+        let isLastWrite =
+            running.map { $0.steps[step...].allSatisfy { if case .pause = $0 { true } else { false } } } ?? false
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).assumeIsolated()
+            .whenComplete { [self] result in
+                switch result {
+                case .success:
+                    responder.sent(body)
+                    if let entry = logEntry {
+                        // Here, not in the next step: a client may see these bytes before that runs.
+                        responder.requestLog?.wrote(entry, bytes: body, complete: isLastWrite)
+                    }
+                    // A fresh stack for the next step: a write can complete inside the flush.
+                    loop.assumeIsolated().execute { [self] in advance() }
+                case .failure:
+                    fail(context)
                 }
-                // A fresh stack for the next step: a write can complete inside the flush.
-                loop.assumeIsolated().execute { [self] in advance() }
-            case .failure:
-                fail(context)
             }
-        }
     }
 
     private func finish(_ program: ResponseProgram, context: ChannelHandlerContext) {

@@ -26,7 +26,9 @@ public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Binding `address` failed with `error`, said in the system's words (not NIO's).
     public static func cannotListen(_ address: String, _ error: any Error) -> Self {
         guard let io = error as? IOError else { return .init(.bindFailed(address, "\(error)")) }
-        if io.errnoCode == EADDRINUSE { return .init(.bindFailed(address, "it is already in use (another rangetap or server?)")) }
+        if io.errnoCode == EADDRINUSE {
+            return .init(.bindFailed(address, "it is already in use (another rangetap or server?)"))
+        }
         return .init(.bindFailed(address, String(cString: strerror(io.errnoCode))))
     }
     /// The server was used before ``FixtureServer/start()``.
@@ -39,11 +41,14 @@ public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch code {
         case .capture(let w): "cannot read the capture: \(w)"
-        case .noBodies(let p): "\(p) was recorded with --no-bodies: serving needs the body bytes. Record again without --no-bodies."
+        case .noBodies(let p):
+            "\(p) was recorded with --no-bodies: serving needs the body bytes. Record again without --no-bodies."
         case .cannotRead(let p, let r): "cannot read \(p): \(r)"
-        case .bindFailed(let a, let r): "cannot listen on \(a): \(r); choose another port (serve: --listen 127.0.0.1:PORT or -p PORT; replay --through: --origin-port PORT)"
+        case .bindFailed(let a, let r):
+            "cannot listen on \(a): \(r); choose another port (serve: --listen 127.0.0.1:PORT or -p PORT; replay --through: --origin-port PORT)"
         case .notStarted: "the fixture server has not been started: call start() first"
-        case .badProxyURL(let u): "--through \(u): expected http://HOST:PORT of an HTTP proxy placed in front of the fixture origin (https is not supported)"
+        case .badProxyURL(let u):
+            "--through \(u): expected http://HOST:PORT of an HTTP proxy placed in front of the fixture origin (https is not supported)"
         case .proxyFailed(let w): "the proxy under test failed: \(w)"
         }
     }

@@ -28,7 +28,9 @@ struct FixtureRequest: Sendable {
         method = head.method.rawValue
         target = head.uri
         path = RequestPath.originForm(head.uri)
-        origin = RequestOrigin(url: head.uri) ?? head.headers.first(name: "Host").flatMap { RequestOrigin(hostHeader: $0, defaultPort: nil) }
+        origin =
+            RequestOrigin(url: head.uri)
+            ?? head.headers.first(name: "Host").flatMap { RequestOrigin(hostHeader: $0, defaultPort: nil) }
         range = head.headers.first(name: "Range")
         ifRange = head.headers.first(name: "If-Range")
         keepAlive = head.isKeepAlive
@@ -37,7 +39,10 @@ struct FixtureRequest: Sendable {
     }
 
     /// A request built from parts (tests).
-    init(method: String, target: String, host: String? = nil, range: String? = nil, ifRange: String? = nil, keepAlive: Bool = true, isHTTP10: Bool = false, arrived: NIODeadline = .now()) {
+    init(
+        method: String, target: String, host: String? = nil, range: String? = nil, ifRange: String? = nil,
+        keepAlive: Bool = true, isHTTP10: Bool = false, arrived: NIODeadline = .now()
+    ) {
         self.isHTTP10 = isHTTP10
         self.method = method
         self.target = target

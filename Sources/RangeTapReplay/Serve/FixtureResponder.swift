@@ -19,7 +19,10 @@ final class FixtureResponder: Sendable {
     static let piece: Int64 = 256 * 1024
 
     /// A faithful responder.
-    init(exchanges: RecordedExchanges, body: BodyFile?, speed: Double, lineSink: (@Sendable (String) -> Void)?, requestLog: RequestLog? = nil) {
+    init(
+        exchanges: RecordedExchanges, body: BodyFile?, speed: Double, lineSink: (@Sendable (String) -> Void)?,
+        requestLog: RequestLog? = nil
+    ) {
         self.requestLog = requestLog
         self.exchanges = Mutex(exchanges)
         planner = nil
@@ -58,8 +61,11 @@ final class FixtureResponder: Sendable {
     func badRequestProgram() -> ResponseProgram {
         counters.withLock { $0.requests += 1 }
         let text = "rangetap serve: the request could not be parsed as HTTP/1.1\n"
-        let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
-        return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: false, summary: "bad request -> 400", status: 400)
+        let head =
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
+        return ResponseProgram(
+            steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: false,
+            summary: "bad request -> 400", status: 400)
     }
 
     /// Counts a response starting (`+1`) or ending (`-1`).
@@ -84,13 +90,16 @@ final class FixtureResponder: Sendable {
     /// Up to ``piece`` bytes of `range` of the resource at `path`.
     func resourceBytes(path: String, range: Range<Int64>) throws(FixtureError) -> [UInt8] {
         guard let planner else { throw .capture("no resource index") }
-        return try planner.index.read(path, range.lowerBound..<min(range.upperBound, range.lowerBound.addingSaturating(Self.piece)))
+        return try planner.index.read(
+            path, range.lowerBound..<min(range.upperBound, range.lowerBound.addingSaturating(Self.piece)))
     }
 
     // MARK: Ideal
 
     private func idealProgram(_ response: IdealResponse, for request: FixtureRequest) -> ResponseProgram {
-        var steps: [ResponseProgram.Step] = [.send(response.head(keepAlive: request.keepAlive, http10: request.isHTTP10), body: 0)]
+        var steps: [ResponseProgram.Step] = [
+            .send(response.head(keepAlive: request.keepAlive, http10: request.isHTTP10), body: 0)
+        ]
         var sent: Int64 = 0
         if request.method != "HEAD" {
             for part in response.body {
@@ -101,17 +110,27 @@ final class FixtureResponder: Sendable {
                 sent += part.count
             }
         }
-        let summary = "\(request.summary) -> \(response.status)\(response.field("Content-Range").map { " [\($0)]" } ?? "") \(sent) B"
-        return ResponseProgram(steps: steps, keepAlive: request.keepAlive, summary: summary, status: response.status, uncaptured: response.uncaptured)
+        let summary =
+            "\(request.summary) -> \(response.status)\(response.field("Content-Range").map { " [\($0)]" } ?? "") \(sent) B"
+        return ResponseProgram(
+            steps: steps, keepAlive: request.keepAlive, summary: summary, status: response.status,
+            uncaptured: response.uncaptured)
     }
 
     // MARK: Faithful
 
     private func faithfulProgram(for request: FixtureRequest) -> ResponseProgram {
-        guard let exchange = exchanges!.withLock({ $0.match(method: request.method, origin: request.origin, path: request.path, range: request.range) }) else {
+        guard
+            let exchange = exchanges!.withLock({
+                $0.match(method: request.method, origin: request.origin, path: request.path, range: request.range)
+            })
+        else {
             let text = exchanges!.withLock { $0.notFoundText(for: request) }
-            let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n\(request.keepAlive ? "" : "Connection: close\r\n")\r\n"
-            return ResponseProgram(steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: request.keepAlive, summary: "\(request.summary) -> 404 (no such exchange in the capture)", status: 404)
+            let head =
+                "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n\(request.keepAlive ? "" : "Connection: close\r\n")\r\n"
+            return ResponseProgram(
+                steps: [.send(Array((head + text).utf8), body: text.utf8.count)], keepAlive: request.keepAlive,
+                summary: "\(request.summary) -> 404 (no such exchange in the capture)", status: 404)
         }
         // Every step at its recorded time after the request, scaled by the speed.
         let at = { (t: CaptureTime) -> ResponseProgram.Step? in
@@ -128,11 +147,17 @@ final class FixtureResponder: Sendable {
             if case .error(let t, let status?, let message) = exchange.ending {
                 if let p = at(t) { steps.append(p) }
                 let text = message + "\n"
-                let head = "HTTP/1.1 \(status) \(status == 502 ? "Bad Gateway" : "Error")\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
+                let head =
+                    "HTTP/1.1 \(status) \(status == 502 ? "Bad Gateway" : "Error")\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
                 steps.append(.send(Array((head + text).utf8), body: text.utf8.count))
-                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(status) as recorded (exchange \(exchange.id): \(message))", status: status)
+                return ResponseProgram(
+                    steps: steps, keepAlive: false,
+                    summary: "\(request.summary) -> \(status) as recorded (exchange \(exchange.id): \(message))",
+                    status: status)
             }
-            return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> closed: exchange \(exchange.id) has no response head")
+            return ResponseProgram(
+                steps: steps, keepAlive: false,
+                summary: "\(request.summary) -> closed: exchange \(exchange.id) has no response head")
         }
         if let p = at(response.t) { steps.append(p) }
         steps.append(.send(response.lines.flatMap { Latin1.bytes($0.raw) }, body: 0))
@@ -142,7 +167,11 @@ final class FixtureResponder: Sendable {
         let withBody = exchange.hasBody(method: request.method)
         if withBody {
             if body == nil || exchange.missingBodies {
-                return ResponseProgram(steps: steps, keepAlive: false, summary: "\(request.summary) -> \(response.status), then closed: the capture has no body bytes for exchange \(exchange.id)", status: response.status)
+                return ResponseProgram(
+                    steps: steps, keepAlive: false,
+                    summary:
+                        "\(request.summary) -> \(response.status), then closed: the capture has no body bytes for exchange \(exchange.id)",
+                    status: response.status)
             }
             for chunk in exchange.chunks {
                 if let p = at(chunk.t) { steps.append(p) }
@@ -155,7 +184,8 @@ final class FixtureResponder: Sendable {
         case .end(let t, let trailers):
             if let p = at(t) { steps.append(p) }
             if chunked && withBody {
-                steps.append(.send(Array("0\r\n".utf8) + trailers.flatMap { Latin1.bytes($0.raw) } + [13, 10], body: 0))
+                steps.append(
+                    .send(Array("0\r\n".utf8) + trailers.flatMap { Latin1.bytes($0.raw) } + [13, 10], body: 0))
             }
         case .cancel(let t), .error(let t, _, _):
             // Cut short as recorded: what was recorded, then the connection closes.
@@ -164,7 +194,8 @@ final class FixtureResponder: Sendable {
         case .open:
             keepAlive = false
         }
-        let summary = "\(request.summary) -> \(response.status) as recorded (exchange \(exchange.id)) \(sent) B\(keepAlive ? "" : ", then close")"
+        let summary =
+            "\(request.summary) -> \(response.status) as recorded (exchange \(exchange.id)) \(sent) B\(keepAlive ? "" : ", then close")"
         return ResponseProgram(steps: steps, keepAlive: keepAlive, summary: summary, status: response.status)
     }
 }

@@ -81,7 +81,11 @@ public final class FixtureServer: Sendable {
     /// request for ``requestLog()`` (tests; a long-running server would grow it without end).
     /// `matching` says how faithful mode finds a request's exchange (``Matching/hostAndPath``
     /// by default).
-    public init(capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1, tls: NIOSSLContext? = nil, matching: Matching = .hostAndPath, logsRequests: Bool = false, lineSink: (@Sendable (String) -> Void)? = nil) throws {
+    public init(
+        capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1,
+        tls: NIOSSLContext? = nil, matching: Matching = .hostAndPath, logsRequests: Bool = false,
+        lineSink: (@Sendable (String) -> Void)? = nil
+    ) throws {
         self.tls = tls
         let log = logsRequests ? RequestLog() : nil
         self.log = log
@@ -101,7 +105,8 @@ public final class FixtureServer: Sendable {
             } catch {
                 throw FixtureError.capture("\(error)")
             }
-            responder = FixtureResponder(exchanges: exchanges, body: body, speed: speed, lineSink: lineSink, requestLog: log)
+            responder = FixtureResponder(
+                exchanges: exchanges, body: body, speed: speed, lineSink: lineSink, requestLog: log)
         case .ideal:
             let index: ResourceIndex
             do {

@@ -42,7 +42,8 @@ struct IdealResponse: Sendable, Equatable {
     }
 
     static func == (a: IdealResponse, b: IdealResponse) -> Bool {
-        a.status == b.status && a.body == b.body && a.fields.map { "\($0.name): \($0.value)" } == b.fields.map { "\($0.name): \($0.value)" }
+        a.status == b.status && a.body == b.body
+            && a.fields.map { "\($0.name): \($0.value)" } == b.fields.map { "\($0.name): \($0.value)" }
     }
 
     /// The field value named `name` (case-insensitive), if any.
@@ -66,7 +67,11 @@ struct IdealResponse: Sendable, Equatable {
     }
 
     /// A `text/plain` response.
-    static func text(_ status: Int, _ text: String, extra: [(name: String, value: String)] = [], uncaptured: String? = nil) -> IdealResponse {
-        IdealResponse(status: status, fields: [("Content-Type", "text/plain; charset=utf-8")] + extra, body: [.literal(Array(text.utf8))], uncaptured: uncaptured)
+    static func text(
+        _ status: Int, _ text: String, extra: [(name: String, value: String)] = [], uncaptured: String? = nil
+    ) -> IdealResponse {
+        IdealResponse(
+            status: status, fields: [("Content-Type", "text/plain; charset=utf-8")] + extra,
+            body: [.literal(Array(text.utf8))], uncaptured: uncaptured)
     }
 }

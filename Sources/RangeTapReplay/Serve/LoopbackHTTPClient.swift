@@ -43,7 +43,8 @@ struct LoopbackHTTPClient: Sendable {
                     .connect(host: host, port: port) { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                            return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                            return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
+                                wrappingChannelSynchronously: channel)
                         }
                     }
             } catch {
@@ -74,7 +75,10 @@ struct LoopbackHTTPClient: Sendable {
                             var sawHead = false
                             reading: while true {
                                 guard let part = try await parts.next() else {
-                                    throw LoopbackFailure(sawHead ? "the connection closed before the response ended" : "the connection closed without a response")
+                                    throw LoopbackFailure(
+                                        sawHead
+                                            ? "the connection closed before the response ended"
+                                            : "the connection closed without a response")
                                 }
                                 switch part {
                                 case .head(let h):

@@ -48,7 +48,9 @@ struct RecordedExchange: Sendable {
 
     /// Whether the recorded head frames the body with `Transfer-Encoding: chunked`.
     var isChunked: Bool {
-        response?.lines.values(named: "Transfer-Encoding").contains { $0.lowercased().split(separator: ",").last?.trimmingCharacters(in: .whitespaces) == "chunked" } ?? false
+        response?.lines.values(named: "Transfer-Encoding").contains {
+            $0.lowercased().split(separator: ",").last?.trimmingCharacters(in: .whitespaces) == "chunked"
+        } ?? false
     }
 
     /// Whether a response to `method` with this status carries a body at all.
@@ -63,7 +65,9 @@ struct RecordedExchange: Sendable {
     var closesConnection: Bool {
         guard let response else { return true }
         guard case .end = ending else { return true }
-        let tokens = response.lines.values(named: "Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let tokens = response.lines.values(named: "Connection").flatMap {
+            $0.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         if tokens.contains("close") { return true }
         if response.lines.first?.content.hasPrefix("HTTP/1.0") == true, !tokens.contains("keep-alive") { return true }
         if hasBody(method: method), !isChunked, response.lines.first(named: "Content-Length") == nil { return true }

@@ -21,9 +21,14 @@ struct RecordedExchanges: Sendable {
                 guard r.method != "CONNECT" else { return }
                 byID[r.exchange] = exchanges.count
                 let url = r.url ?? r.target
-                exchanges.append(RecordedExchange(id: r.exchange, method: r.method, path: RequestPath.originForm(url), range: r.headers.first(named: "Range"), origin: RequestOrigin(url: url), requestAt: r.t))
+                exchanges.append(
+                    RecordedExchange(
+                        id: r.exchange, method: r.method, path: RequestPath.originForm(url),
+                        range: r.headers.first(named: "Range"), origin: RequestOrigin(url: url), requestAt: r.t))
             case .interim(let h):
-                if let i = byID[h.exchange] { exchanges[i].interims.append(.init(t: h.t, status: h.status, lines: h.lines)) }
+                if let i = byID[h.exchange] {
+                    exchanges[i].interims.append(.init(t: h.t, status: h.status, lines: h.lines))
+                }
             case .response(let h):
                 if let i = byID[h.exchange] { exchanges[i].response = .init(t: h.t, status: h.status, lines: h.lines) }
             case .chunk(let c):
@@ -38,7 +43,9 @@ struct RecordedExchanges: Sendable {
             case .cancel(let e):
                 if let i = byID[e.exchange] { exchanges[i].ending = .cancel(t: e.t) }
             case .error(let e):
-                if let ex = e.exchange, let i = byID[ex] { exchanges[i].ending = .error(t: e.t, status: e.status, message: e.message) }
+                if let ex = e.exchange, let i = byID[ex] {
+                    exchanges[i].ending = .error(t: e.t, status: e.status, message: e.message)
+                }
             default:
                 break
             }
@@ -73,9 +80,11 @@ struct RecordedExchanges: Sendable {
     /// The exchange that answers `method path` with `range` for `origin` (see
     /// ``origins(answering:)``): the first not yet used in recorded order, else the one used last
     /// for the same request. Marks it used.
-    mutating func match(method: String, origin: RequestOrigin? = nil, path: String, range: String?) -> RecordedExchange? {
+    mutating func match(method: String, origin: RequestOrigin? = nil, path: String, range: String?) -> RecordedExchange?
+    {
         let allowed = origins(answering: origin)
-        let key = "\(allowed.map { $0.map(\.description).sorted().joined(separator: ",") } ?? "*") \(method) \(path) \(range.map(Self.canonicalRange) ?? "-")"
+        let key =
+            "\(allowed.map { $0.map(\.description).sorted().joined(separator: ",") } ?? "*") \(method) \(path) \(range.map(Self.canonicalRange) ?? "-")"
         let candidates = exchanges.indices.filter { i in
             let e = exchanges[i]
             return e.method == method && e.path == path && Self.sameRange(e.range, range)
@@ -114,7 +123,8 @@ struct RecordedExchanges: Sendable {
         switch (matching, origins(answering: request.origin)) {
         case (.hostAndPath, let allowed?):
             s += " on \(allowed.map(\.description).sorted().joined(separator: " or "))\n"
-            s += "(requests are matched by host, method, path with query, and Range value; --match path ignores the host)\n\n"
+            s +=
+                "(requests are matched by host, method, path with query, and Range value; --match path ignores the host)\n\n"
         default:
             s += "\n(requests are matched by method, path with query, and Range value)\n\n"
         }

@@ -14,7 +14,10 @@ final class RequestLog: Sendable {
     /// Logs the start of the answer to `request`; returns its entry's index.
     func begin(_ request: FixtureRequest, status: Int?) -> Int {
         entries.withLock {
-            $0.append(ServedRequest(method: request.method, path: request.path, range: request.range, status: status, bodyBytes: 0, isComplete: false))
+            $0.append(
+                ServedRequest(
+                    method: request.method, path: request.path, range: request.range, status: status, bodyBytes: 0,
+                    isComplete: false))
             return $0.count - 1
         }
     }

@@ -81,17 +81,25 @@ struct ResourceIndex: Sendable {
                 switch h.status {
                 case 200, 206, 416:
                     if res.length == nil {
-                        if let cr = fields.first(named: "Content-Range").flatMap({ try? ContentRange.parse($0) }), let total = cr.completeLength {
+                        if let cr = fields.first(named: "Content-Range").flatMap({ try? ContentRange.parse($0) }),
+                            let total = cr.completeLength
+                        {
                             res.length = total
-                        } else if h.status == 200, fields.first(named: "Transfer-Encoding") == nil, let cl = fields.first(named: "Content-Length").flatMap(ContentLength.parse) {
+                        } else if h.status == 200, fields.first(named: "Transfer-Encoding") == nil,
+                            let cl = fields.first(named: "Content-Length").flatMap(ContentLength.parse)
+                        {
                             res.length = cl
                         }
                     }
-                    if res.tooLarge == nil, let length = res.length { res.tooLarge = ResourceLimit.problem(length: length) }
+                    if res.tooLarge == nil, let length = res.length {
+                        res.tooLarge = ResourceLimit.problem(length: length)
+                    }
                     o.declaresLength = fields.first(named: "Content-Length") != nil
                     if h.status != 416 {
                         let type = fields.first(named: "Content-Type")
-                        if res.contentType == nil, let type, !type.lowercased().hasPrefix("multipart/byteranges") { res.contentType = type }
+                        if res.contentType == nil, let type, !type.lowercased().hasPrefix("multipart/byteranges") {
+                            res.contentType = type
+                        }
                         if res.etag == nil { res.etag = fields.first(named: "ETag") }
                         if res.lastModified == nil { res.lastModified = fields.first(named: "Last-Modified") }
                     }
@@ -102,7 +110,8 @@ struct ResourceIndex: Sendable {
                 open[h.exchange] = o
             case .chunk(let c):
                 guard var o = open[c.exchange], o.usable, o.method == "GET", o.status == 200 || o.status == 206,
-                      let at = c.resourceOffset, let file = c.bodyOffset else { return }
+                    let at = c.resourceOffset, let file = c.bodyOffset
+                else { return }
                 if let why = ResourceLimit.problem(offset: at, size: Int64(c.size)) {
                     if resources[o.path]?.tooLarge == nil { resources[o.path]?.tooLarge = why }
                     return
@@ -112,7 +121,9 @@ struct ResourceIndex: Sendable {
                 open[c.exchange] = o
             case .end(let e):
                 // A complete 200 without Content-Length (chunked) tells the length by its end.
-                if let o = open[e.exchange], o.usable, o.method == "GET", o.status == 200, !o.declaresLength, resources[o.path]?.length == nil {
+                if let o = open[e.exchange], o.usable, o.method == "GET", o.status == 200, !o.declaresLength,
+                    resources[o.path]?.length == nil
+                {
                     resources[o.path]?.length = o.bytes
                 }
                 open[e.exchange] = nil
@@ -177,7 +188,8 @@ struct ResourceIndex: Sendable {
     var listing: [String] {
         order.compactMap { resources[$0] }.map { r in
             let length = r.length.map { "\($0) bytes" } ?? "length unknown"
-            let spans = r.covered.spans.prefix(8).map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ", ")
+            let spans = r.covered.spans.prefix(8).map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(
+                separator: ", ")
             let more = r.covered.spans.count > 8 ? ", …" : ""
             return "\(r.path) (\(length); captured \(r.covered.count) bytes\(spans.isEmpty ? "" : ": \(spans)\(more)"))"
         }

@@ -17,7 +17,9 @@ public struct ServedRequest: Sendable, Equatable, CustomStringConvertible {
     public var isComplete: Bool
 
     /// A logged request from its parts.
-    public init(method: String, path: String, range: String? = nil, status: Int?, bodyBytes: Int64, isComplete: Bool = true) {
+    public init(
+        method: String, path: String, range: String? = nil, status: Int?, bodyBytes: Int64, isComplete: Bool = true
+    ) {
         self.method = method
         self.path = path
         self.range = range

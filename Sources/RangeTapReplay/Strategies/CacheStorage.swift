@@ -60,7 +60,9 @@ final class CacheStorage {
             entries[key]!.bytes = bytes
         }
         var total = entries.values.map(\.bytes).saturatingSum()
-        while total > capacity, let oldest = entries.values.filter({ $0.key != key }).min(by: { $0.created < $1.created }) {
+        while total > capacity,
+            let oldest = entries.values.filter({ $0.key != key }).min(by: { $0.created < $1.created })
+        {
             remove(oldest.key)
             evictions += 1
             total -= oldest.bytes
@@ -94,7 +96,9 @@ final class CacheStorage {
             }
         }
         _ = try span(bytes.count, at: offset, path: path)
-        guard let h = FileHandle(forWritingAtPath: path) else { throw ReplayError.cacheIO("cannot open \(path) for writing") }
+        guard let h = FileHandle(forWritingAtPath: path) else {
+            throw ReplayError.cacheIO("cannot open \(path) for writing")
+        }
         defer { try? h.close() }
         try h.seek(toOffset: UInt64(offset))
         try h.write(contentsOf: bytes)
@@ -103,7 +107,9 @@ final class CacheStorage {
     /// Reads `count` bytes at `offset` of the file at `path` (fewer at its end).
     static func read(_ count: Int, at offset: Int64, path: String) throws -> Data {
         guard count > 0 else { return Data() }
-        guard offset >= 0 else { throw ReplayError.cacheIO("cannot read at offset \(offset) of \(path): not a file offset") }
+        guard offset >= 0 else {
+            throw ReplayError.cacheIO("cannot read at offset \(offset) of \(path): not a file offset")
+        }
         guard let h = FileHandle(forReadingAtPath: path) else { return Data() }
         defer { try? h.close() }
         try h.seek(toOffset: UInt64(offset))

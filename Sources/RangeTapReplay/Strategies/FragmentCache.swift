@@ -67,7 +67,9 @@ public final class FragmentCache: RangeCache {
         let list = fragments[resource] ?? []
         while position < range.upperBound {
             // The fragment covering `position` that reaches furthest.
-            guard let f = list.filter({ $0.start <= position && position < $0.end }).max(by: { $0.end < $1.end }) else { break }
+            guard let f = list.filter({ $0.start <= position && position < $0.end }).max(by: { $0.end < $1.end }) else {
+                break
+            }
             let count = Int(min(f.end, range.upperBound) - position)
             let piece = try CacheStorage.read(count, at: position - f.start, path: storage.path(for: f.key))
             out.append(piece)

@@ -39,6 +39,8 @@ public final class PrefixCache: RangeCache {
     public func read(resource: String, range: Range<Int64>) throws -> Data {
         let have = lengths[resource] ?? 0
         guard range.lowerBound < have else { return Data() }
-        return try CacheStorage.read(Int(min(range.upperBound, have) - range.lowerBound), at: range.lowerBound, path: storage.path(for: resource))
+        return try CacheStorage.read(
+            Int(min(range.upperBound, have) - range.lowerBound), at: range.lowerBound, path: storage.path(for: resource)
+        )
     }
 }

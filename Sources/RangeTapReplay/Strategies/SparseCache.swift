@@ -38,6 +38,7 @@ public final class SparseCache: RangeCache {
     public func read(resource: String, range: Range<Int64>) throws -> Data {
         let run = held[resource]?.contiguousLength(from: range.lowerBound) ?? 0
         guard run > 0 else { return Data() }
-        return try CacheStorage.read(Int(min(run, range.upperBound - range.lowerBound)), at: range.lowerBound, path: storage.path(for: resource))
+        return try CacheStorage.read(
+            Int(min(run, range.upperBound - range.lowerBound)), at: range.lowerBound, path: storage.path(for: resource))
     }
 }

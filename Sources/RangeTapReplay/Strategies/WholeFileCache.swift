@@ -45,7 +45,9 @@ public final class WholeFileCache: RangeCache {
         guard let p = partial.removeValue(forKey: exchange) else { return }
         let path = partPath(exchange)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        guard ended, !p.broken, p.bytes > 0, p.bytes == lengths[resource] ?? p.bytes, complete[resource] == nil else { return }
+        guard ended, !p.broken, p.bytes > 0, p.bytes == lengths[resource] ?? p.bytes, complete[resource] == nil else {
+            return
+        }
         let target = storage.path(for: resource)
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.moveItem(atPath: path, toPath: target)
@@ -55,6 +57,8 @@ public final class WholeFileCache: RangeCache {
 
     public func read(resource: String, range: Range<Int64>) throws -> Data {
         guard let have = complete[resource], range.lowerBound < have else { return Data() }
-        return try CacheStorage.read(Int(min(range.upperBound, have) - range.lowerBound), at: range.lowerBound, path: storage.path(for: resource))
+        return try CacheStorage.read(
+            Int(min(range.upperBound, have) - range.lowerBound), at: range.lowerBound, path: storage.path(for: resource)
+        )
     }
 }

@@ -60,8 +60,10 @@ let capture = URL(fileURLWithPath: #filePath)
             try await withRecordingProxy { proxyURL, recording in
                 let curl = Process()
                 curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                curl.arguments = ["curl", "-sf", "-o", "/dev/null", "--noproxy", "", "-x", proxyURL.absoluteString, "-r", "0-1",
-                                  origin.appendingPathComponent("moov-at-end.mp4").absoluteString]
+                curl.arguments = [
+                    "curl", "-sf", "-o", "/dev/null", "--noproxy", "", "-x", proxyURL.absoluteString, "-r", "0-1",
+                    origin.appendingPathComponent("moov-at-end.mp4").absoluteString,
+                ]
                 try curl.run()
                 curl.waitUntilExit()
                 #expect(curl.terminationStatus == 0)
