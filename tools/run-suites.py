@@ -65,25 +65,30 @@ def write_times(measured):
 
 
 def run_suite(binary, suite, log_dir):
-    """Runs one suite; returns (passed, tests run, seconds, log path)."""
+    """Runs one suite; returns (passed, tests run, wall seconds, CPU seconds, log path).
+
+    CPU seconds are the suite process's and those of its children it waited for (the peers)."""
     log = os.path.join(log_dir, suite + ".log")
     start = time.monotonic()
     with open(log, "w") as f:
-        try:
-            code = subprocess.run([binary, "--testing-library", "swift-testing", "--no-parallel",
-                                   "--filter", "^" + re.escape(suite) + "/"],
-                                  stdout=f, stderr=subprocess.STDOUT, timeout=SUITE_LIMIT_SECONDS,
-                                  cwd=ROOT).returncode
-        except subprocess.TimeoutExpired:
+        process = subprocess.Popen([binary, "--testing-library", "swift-testing", "--no-parallel",
+                                    "--filter", "^" + re.escape(suite) + "/"],
+                                   stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+        timer = threading.Timer(SUITE_LIMIT_SECONDS, process.kill)
+        timer.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if time.monotonic() - start >= SUITE_LIMIT_SECONDS:
             f.write(f"\nrun-suites: {suite} was stopped after {SUITE_LIMIT_SECONDS} s\n")
-            code = -1
     seconds = time.monotonic() - start
+    cpu = usage.ru_utime + usage.ru_stime
     with open(log, errors="replace") as f:
         text = ANSI.sub("", f.read())
     found = RESULT.findall(text)
     tests = int(found[-1][0]) if found else 0
-    passed = code == 0 and bool(found) and found[-1][1] == "passed" and tests > 0
-    return passed, tests, seconds, log
+    passed = process.returncode == 0 and bool(found) and found[-1][1] == "passed" and tests > 0
+    return passed, tests, seconds, cpu, log
 
 
 def main():
@@ -114,11 +119,11 @@ def main():
                 if not queue:
                     return
                 suite = queue.pop(0)
-            passed, tests, seconds, log = run_suite(args.binary, suite, args.logs)
+            passed, tests, seconds, cpu, log = run_suite(args.binary, suite, args.logs)
             with lock:
-                results[suite] = (passed, tests, seconds, log)
+                results[suite] = (passed, tests, seconds, log, cpu)
                 mark = "✔" if passed else "✘"
-                print(f"{mark} {suite}: {tests} tests, {seconds:.1f} s", flush=True)
+                print(f"{mark} {suite}: {tests} tests, {seconds:.1f} s, {cpu:.1f} CPU s", flush=True)
 
     threads = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
     for t in threads:
@@ -133,10 +138,11 @@ def main():
         with open(results[suite][3], errors="replace") as f:
             sys.stdout.write(f.read())
     total = sum(r[1] for r in results.values())
+    cpu = sum(r[4] for r in results.values())
     wall = time.monotonic() - start
     verdict = "failed" if failed else "passed"
     print(f"run-suites: {len(results)} suites, {total} tests {verdict} in {wall:.0f} s "
-          f"({args.jobs} at a time)" + (f"; failed: {', '.join(sorted(failed))}" if failed else ""))
+          f"({args.jobs} at a time, {cpu:.0f} CPU s)" + (f"; failed: {', '.join(sorted(failed))}" if failed else ""))
     sys.exit(1 if failed else 0)
 
 
