@@ -17,9 +17,10 @@ let releaseLinkerSettings: [LinkerSetting] = [
         ["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
 ]
 
+/// rangetap builds and runs on Linux only: every call into the operating system is in
+/// `RangeTapSystem`, whose one platform file is `System+Linux.swift` (docs/ARCHITECTURE.md).
 let package = Package(
     name: "rangetap",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rangetap", targets: ["rangetap"]),
         .library(name: "RangeTapCore", targets: ["RangeTapCore"]),
@@ -50,21 +51,25 @@ let package = Package(
             linkerSettings: [.linkedLibrary("curl")]
         ),
         .target(name: "CMalloc"),
+        // Every call into the operating system: one file per platform.
+        .target(name: "RangeTapSystem", swiftSettings: swiftSettings),
         .target(
             name: "RangeTapCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                "RangeTapSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RangeTapCurl",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "RangeTapSystem"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RangeTapTLS",
             dependencies: [
+                "RangeTapSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -79,6 +84,7 @@ let package = Package(
                 "CMalloc",
                 "RangeTapCore",
                 "RangeTapCurl",
+                "RangeTapSystem",
                 "RangeTapTLS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -100,6 +106,7 @@ let package = Package(
             name: "RangeTapReplay",
             dependencies: [
                 "RangeTapCore",
+                "RangeTapSystem",
                 "RangeTapTLS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +138,7 @@ let package = Package(
                 "RangeTapPlay",
                 "RangeTapReplay",
                 "RangeTapProbe",
+                "RangeTapSystem",
                 "RangeTapTLS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapSystem
 
 /// Reads a capture directory written by ``CaptureWriter``, also while it is still being
 /// written or after the writer was killed: a last line without its newline is an unfinished
@@ -96,15 +97,13 @@ public final class CaptureReader {
     /// What `path` is when it exists and is no regular file ("a FIFO", "a directory", …); nil
     /// for a regular file or nothing there (a symbolic link is followed).
     static func notRegular(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a file"
+        switch System.status(path)?.kind {
+        case nil, .regular: return nil
+        case .directory: return "a directory"
+        case .fifo: return "a FIFO"
+        case .socket: return "a socket"
+        case .device: return "a device"
+        case .other: return "not a file"
         }
     }
 
@@ -112,8 +111,7 @@ public final class CaptureReader {
     /// size last seen is too small (it is written before the lines that point at it).
     private func bodyHolds(_ end: Int64) -> Bool {
         if end <= bodyLengthSeen { return true }
-        var info = stat()
-        if stat(path + "/body.bin", &info) == 0 { bodyLengthSeen = Int64(info.st_size) }
+        if let size = System.status(path + "/body.bin")?.size { bodyLengthSeen = size }
         return end <= bodyLengthSeen
     }
 

@@ -1,11 +1,6 @@
 import Crypto
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RangeTapSystem
 
 /// Writes a capture directory (`events.jsonl` + `body.bin`) on a thread of its own.
 ///
@@ -130,13 +125,17 @@ public final class CaptureWriter: @unchecked Sendable {
                 throw .cannotCreate(path: path, reason: reason)
             }
         }
-        eventsFD = open(path + "/events.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
-        bodyFD = options.bodies ? open(path + "/body.bin", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644) : -1
-        guard eventsFD >= 0, !options.bodies || bodyFD >= 0 else {
-            let reason = String(cString: strerror(errno))
-            if eventsFD >= 0 { _ = closeFD(eventsFD) }
-            throw .cannotCreate(path: path, reason: reason)
+        var events: Int32 = -1
+        var body: Int32 = -1
+        do throws(SystemError) {
+            events = try System.openForAppending(path + "/events.jsonl")
+            if options.bodies { body = try System.openForAppending(path + "/body.bin") }
+        } catch {
+            if events >= 0 { System.close(events) }
+            throw .cannotCreate(path: path, reason: error.text)
         }
+        eventsFD = events
+        bodyFD = body
         if let error = Self.writeAll(eventsFD, CaptureEvent.header(header).jsonLine()) {
             throw .writeFailed(path: path, reason: error)
         }
@@ -151,13 +150,14 @@ public final class CaptureWriter: @unchecked Sendable {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            var info = stat()
-            if stat(current, &info) == 0 {
-                if info.st_mode & S_IFMT != S_IFDIR { return "\(current) is not a directory" }
+            if let status = System.status(current) {
+                if status.kind != .directory { return "\(current) is not a directory" }
                 continue
             }
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                return "cannot make the directory \(current): \(String(cString: strerror(errno)))"
+            do throws(SystemError) {
+                try System.makeDirectory(current, mode: 0o755)
+            } catch {
+                return "cannot make the directory \(current): \(error.text)"
             }
         }
         return nil
@@ -342,8 +342,8 @@ public final class CaptureWriter: @unchecked Sendable {
             if let observer, !stoppedByFailure, !written.isEmpty { observer(written) }
             release(batchBytes, items: batch.count)
         }
-        if eventsFD >= 0 { _ = closeFD(eventsFD) }
-        if bodyFD >= 0 { _ = closeFD(bodyFD) }
+        if eventsFD >= 0 { System.close(eventsFD) }
+        if bodyFD >= 0 { System.close(bodyFD) }
         eventsFD = -1
         bodyFD = -1
         condition.lock()
@@ -443,52 +443,16 @@ public final class CaptureWriter: @unchecked Sendable {
 
     /// `writev(2)` of all `buffers`, retrying short writes and EINTR.
     private static func writeVectors(_ fd: Int32, _ buffers: [UnsafeRawBufferPointer]) -> (count: Int, error: String?) {
-        var vectors = buffers.filter { $0.count > 0 }.map {
-            iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
-        }
-        var done = 0
-        var first = 0
-        while first < vectors.count {
-            let n = vectors[first...].withUnsafeBufferPointer { writev(fd, $0.baseAddress, Int32($0.count)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return (done, String(cString: strerror(errno)))
-            }
-            done += n
-            // Skip what was written; a vector written in part starts further on.
-            var left = n
-            while first < vectors.count, left >= vectors[first].iov_len {
-                left -= vectors[first].iov_len
-                first += 1
-            }
-            if left > 0 {
-                vectors[first].iov_base = vectors[first].iov_base.map { $0 + left }
-                vectors[first].iov_len -= left
-            }
-        }
-        return (done, nil)
+        let (count, error) = System.writeAll(fd, gathering: buffers)
+        return (count, error?.text)
     }
 
     private static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> String? {
-        var done = 0
-        while done < raw.count {
-            let n = write(fd, raw.baseAddress! + done, raw.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            done += n
+        do throws(SystemError) {
+            try System.writeAll(fd, raw)
+            return nil
+        } catch {
+            return error.text
         }
-        return nil
     }
-}
-
-/// `close(2)`, named apart from the writer's own `close()`.
-@inline(__always)
-func closeFD(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.close(fd)
-    #else
-    Darwin.close(fd)
-    #endif
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RangeTapSystem
 
 /// The one clock every capture event is stamped with: monotonic nanoseconds since the capture began.
 ///
@@ -25,13 +21,9 @@ public struct MonotonicClock: Sendable {
     /// the Unix epoch. The two clocks are read back to back (`clock_gettime` both, nothing in
     /// between); the wall time is the middle of two reads around the monotonic one.
     public static func anchoredToWallClock() -> (clock: MonotonicClock, wallMicros: Int64) {
-        var before = timespec()
-        var after = timespec()
-        clock_gettime(CLOCK_REALTIME, &before)
+        let b = System.wallClockNanoseconds()
         let origin = rawNow()
-        clock_gettime(CLOCK_REALTIME, &after)
-        let b = Int64(before.tv_sec) * 1_000_000_000 + Int64(before.tv_nsec)
-        let a = Int64(after.tv_sec) * 1_000_000_000 + Int64(after.tv_nsec)
+        let a = System.wallClockNanoseconds()
         return (MonotonicClock(origin: origin), (b + (a - b) / 2) / 1000)
     }
 
@@ -44,8 +36,6 @@ public struct MonotonicClock: Sendable {
     /// The platform's monotonic clock in nanoseconds.
     @inline(__always)
     public static func rawNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+        System.monotonicNanoseconds()
     }
 }

@@ -1,8 +1,6 @@
-import Foundation
 import CCurl
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
+import RangeTapSystem
 
 /// One upstream transfer: an easy handle plus its delegate.
 ///
@@ -212,9 +210,7 @@ public final class CurlTransfer: @unchecked Sendable {
 
     /// Monotonic nanoseconds.
     static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+        System.monotonicNanoseconds()
     }
 
     /// The error text libcurl left for the last failure.

@@ -1,11 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import Synchronization
+import RangeTapSystem
 
 /// A duplicate of a client connection's socket descriptor, held beside NIO's own so the event
-/// loop can read `TCP_INFO` after NIO closed its descriptor (``ClientWire``): a close that NIO
+/// loop can read the acknowledged bytes after NIO closed its descriptor (``ClientWire``): a close that NIO
 /// sees only through a failed write leaves no moment to read it before.
 ///
 /// The duplicate is made through NIO's public transport access
@@ -22,16 +20,12 @@ final class ClientSocket: Sendable {
     /// A duplicate of `channel`'s socket, made on its event loop; nil for a channel without one
     /// (an `EmbeddedChannel`, a stream of an HTTP/2 connection) or when `dup` fails.
     static func duplicating(_ channel: any Channel) -> ClientSocket? {
-        #if os(Linux)
         let fd = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
             handle in
-            fcntl(handle, F_DUPFD_CLOEXEC, 0)
+            System.duplicate(handle)
         }
-        guard let fd, fd >= 0 else { return nil }
+        guard let fd, let fd else { return nil }
         return ClientSocket(descriptor: fd)
-        #else
-        return nil
-        #endif
     }
 
     /// Runs `body` with the descriptor while it is open; nil once it was closed.
@@ -43,7 +37,7 @@ final class ClientSocket: Sendable {
     func close() {
         descriptor.withLock { fd in
             guard fd >= 0 else { return }
-            _ = Glibc.close(fd)
+            System.close(fd)
             fd = -1
         }
     }

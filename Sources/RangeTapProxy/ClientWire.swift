@@ -1,11 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import RangeTapCore
+import RangeTapSystem
 
 /// The client socket as TCP sees it, on the connection's event loop: bytes the pipeline handed
-/// to the socket, and bytes the client's TCP stack acknowledged (`TCP_INFO.tcpi_bytes_acked`).
+/// to the socket, and bytes the client's TCP stack acknowledged (``System/tcpBytesAcknowledged(_:)``).
 ///
 /// ``ClientWireHandler`` counts writes and takes the exact reading when the client's close or
 /// reset is seen on a read, before NIO closes the socket; ``ProxyHandler`` refreshes the
@@ -15,11 +13,11 @@ final class ClientWire {
     private(set) var written: Int64 = 0
     /// The last reading of acknowledged bytes, and whether it was taken at the close.
     private(set) var acked: (bytes: Int64, atClose: Bool)?
-    /// Whether there is no TCP_INFO to read: the platform gives none, or the channel is no
+    /// Whether there are no acknowledged bytes to read: the platform gives none, or the channel is no
     /// socket (an `EmbeddedChannel` in the handler tests). Delivery is then what the writes say.
     private(set) var unavailable = false
 
-    /// A duplicate of the socket's descriptor, held so TCP_INFO can still be read after NIO
+    /// A duplicate of the socket's descriptor, held so the acknowledged bytes can be read after NIO
     /// closed its own (the socket lives until both are closed); nil when it could not be had.
     private(set) var socket: ClientSocket?
 
@@ -41,66 +39,35 @@ final class ClientWire {
     /// Channel inactive: the final reading from the held descriptor (unless one was already
     /// taken at the close), then lets it go.
     func release() {
-        #if os(Linux)
         guard let socket else { return }
         defer {
             socket.close()
             self.socket = nil
         }
         guard acked?.atClose != true else { return }
-        if let bytes = socket.withDescriptor(Self.bytesAcked) { acked = (bytes, true) }
-        #endif
+        if let bytes = socket.withDescriptor(System.tcpBytesAcknowledged) { acked = (bytes, true) }
     }
 
-    #if os(Linux)
-    /// `TCP_INFO.tcpi_bytes_acked` of socket `fd`, read now; nil when the kernel gives none.
-    private static func bytesAcked(_ fd: Int32) -> Int64? {
-        var info = LinuxTCPInfo()
-        var length = socklen_t(MemoryLayout<LinuxTCPInfo>.size)
-        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, length >= 128 else { return nil }
-        return Int64(info.bytesAcked)
-    }
-    #endif
-
-    /// Reads TCP_INFO now: from the held descriptor with one `getsockopt(2)`, else through NIO
-    /// (on the event loop, its future is already complete). `atClose` marks the reading taken
-    /// when the close was seen: later reads cannot change it.
+    /// Reads the acknowledged bytes now, with one `getsockopt(2)`: from the held descriptor, else
+    /// from NIO's own while the channel is open. `atClose` marks the reading taken when the close
+    /// was seen: later reads cannot change it. On the event loop.
     func refresh(_ channel: any Channel, atClose: Bool = false) {
         if acked?.atClose == true { return }
-        #if os(Linux)
-        if let socket {
-            // Every settling check and write completion comes here: no future, no closure.
-            if let bytes = socket.withDescriptor(Self.bytesAcked) { acked = (bytes, atClose) }
+        guard System.tellsAcknowledgedBytes else {
+            unavailable = true
             return
         }
-        guard let provider = channel as? any SocketOptionProvider, channel.isActive else { return }
-        let reading: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
-        let bound = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        reading.whenComplete { result in
-            switch result {
-            case .success(let info):
-                bound.value.acked = (Int64(info.bytesAcked), atClose)
-            case .failure:
-                break
-            }
+        if let socket {
+            // Every settling check and write completion comes here: no future, no closure.
+            if let bytes = socket.withDescriptor(System.tcpBytesAcknowledged) { acked = (bytes, atClose) }
+            return
         }
-        #else
-        unavailable = true
-        #endif
+        guard channel is any SocketOptionProvider, channel.isActive else { return }
+        let reading = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(
+            of: NIOBSDSocket.Handle.self, System.tcpBytesAcknowledged)
+        if let reading, let bytes = reading { acked = (bytes, atClose) }
     }
 }
 
 @available(*, unavailable)
 extension ClientWire: Sendable {}
-
-#if os(Linux)
-/// The head of Linux's `struct tcp_info` up to `tcpi_bytes_acked` (kernel 4.1+): glibc's
-/// `tcp_info` stops at `tcpi_total_retrans` (104 bytes); the kernel fills what fits.
-struct LinuxTCPInfo {
-    var classic = tcp_info()
-    var pacingRate: UInt64 = 0
-    var maxPacingRate: UInt64 = 0
-    /// Bytes the peer acknowledged (RFC 4898 tcpEStatsAppHCThruOctetsAcked), at offset 120.
-    var bytesAcked: UInt64 = 0
-}
-#endif

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// First handler of a client pipeline: counts bytes written to the socket into a
-/// ``ClientWire``, and reads TCP_INFO when the client's close or reset is seen, while the socket
+/// ``ClientWire``, and reads the acknowledged bytes when the client's close or reset is seen, while the socket
 /// is still open.
 ///
 /// The channel runs with `allowRemoteHalfClosure` so that an EOF arrives here as

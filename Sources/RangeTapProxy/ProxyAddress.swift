@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import RangeTapCore
+import RangeTapSystem
 
 /// Whether a URL's host and port reach this proxy, so forwarding to it would loop.
 ///
@@ -37,48 +33,12 @@ enum ProxyAddress {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0 == "%" }) else { return [] }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(name, nil, &hints, &list) == 0, let first = list else { return [] }
-        defer { freeaddrinfo(first) }
-        var out: [IPAddressLiteral] = []
-        var node: UnsafeMutablePointer<addrinfo>? = first
-        while let n = node {
-            if let a = n.pointee.ai_addr, let literal = literal(of: a) { out.append(literal) }
-            node = n.pointee.ai_next
-        }
-        return out
+        return System.resolve(name).compactMap { IPAddressLiteral(bytes: $0) }
     }
 
     /// The addresses of this machine's interfaces.
     static func localInterfaceAddresses() -> [IPAddressLiteral] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(first) }
-        var out: [IPAddressLiteral] = []
-        var node: UnsafeMutablePointer<ifaddrs>? = first
-        while let n = node {
-            if let a = n.pointee.ifa_addr, let literal = literal(of: a) { out.append(literal) }
-            node = n.pointee.ifa_next
-        }
-        return out
-    }
-
-    private static func literal(of address: UnsafeMutablePointer<sockaddr>) -> IPAddressLiteral? {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { p in
-                withUnsafeBytes(of: p.pointee.sin_addr) { IPAddressLiteral(bytes: Array($0)) }
-            }
-        case AF_INET6:
-            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p in
-                withUnsafeBytes(of: p.pointee.sin6_addr) { IPAddressLiteral(bytes: Array($0)) }
-            }
-        default:
-            return nil
-        }
+        System.interfaceAddresses().compactMap { IPAddressLiteral(bytes: $0) }
     }
 
     /// IPv4-mapped IPv6 addresses compared as the IPv4 address they carry.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import RangeTapSystem
 
 /// The proxy could not start or could not be configured as asked.
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -29,7 +30,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func cannotListen(_ address: String, _ error: any Error) -> Self {
         guard let io = error as? IOError else { return .init(.bindFailed(address, "\(error)")) }
         if io.errnoCode == EADDRINUSE { return .init(.addressInUse(address)) }
-        return .init(.bindFailed(address, String(cString: strerror(io.errnoCode))))
+        return .init(.bindFailed(address, System.errorText(io.errnoCode)))
     }
     /// libcurl or the capture could not be set up.
     public static func setup(_ reason: String) -> Self { .init(.setup(reason)) }

@@ -138,7 +138,7 @@ public final class ProxyServer: Sendable {
 
     /// A client channel's options, set synchronously before its handlers are added: TCP_NODELAY;
     /// at most 4 reads per wake-up; EOF reaches ClientWireHandler as inputClosed (it reads
-    /// TCP_INFO, then closes); `SO_SNDBUF` when `--client-sndbuf` gave one. Called on the
+    /// the acknowledged bytes, then closes); `SO_SNDBUF` when `--client-sndbuf` gave one. Called on the
     /// channel's event loop.
     ///
     /// TCP_NODELAY is set on the accepted socket itself although Linux accepted sockets inherit it

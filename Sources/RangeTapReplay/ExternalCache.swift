@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapSystem
 
 /// A cache in another process, speaking the JSON-lines protocol of `docs/cache-protocol.md`
 /// on its stdin and stdout. A crash, a hang past the timeout or a malformed answer is an error
@@ -27,7 +28,7 @@ public final class ExternalCache: RangeCache {
         } catch {
             throw ReplayError.externalCache("cannot start \(command): \(error)")
         }
-        signal(SIGPIPE, SIG_IGN)
+        System.ignoreSignal(SIGPIPE)
         _ = try call(["op": "hello", "version": 1])
     }
 
@@ -67,9 +68,9 @@ public final class ExternalCache: RangeCache {
             _ = try? call(["op": "bye"], expectAnswer: false)
             try? input.fileHandleForWriting.close()
             let deadline = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
             // A hung cache must not outlive the replay (SIGTERM may be blocked or ignored).
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { System.kill(process.processIdentifier) }
         }
     }
 
@@ -108,17 +109,18 @@ public final class ExternalCache: RangeCache {
             }
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { throw ReplayError.externalCache("no answer to \(op) within \(timeout) s (hung?)") }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, Int32(min(left, 1) * 1000))
-            if ready > 0 {
-                var chunk = [UInt8](repeating: 0, count: 1 << 16)
-                let n = Foundation.read(fd, &chunk, chunk.count)
-                if n <= 0 {
-                    throw ReplayError.externalCache(
-                        "the cache process closed its stdout (crashed?) while answering \(op)")
-                }
-                buffer.append(contentsOf: chunk[0..<n])
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let got: Int?
+            do throws(SystemError) {
+                got = try System.read(fd, into: &chunk, waiting: Int32(min(left, 1) * 1000))
+            } catch {
+                got = 0  // a failed read: the pipe is as good as closed
             }
+            guard let n = got else { continue }  // nothing yet
+            guard n > 0 else {
+                throw ReplayError.externalCache("the cache process closed its stdout (crashed?) while answering \(op)")
+            }
+            buffer.append(contentsOf: chunk[0..<n])
         }
     }
 }

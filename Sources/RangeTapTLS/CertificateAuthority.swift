@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 import X509
+import RangeTapSystem
 
 /// rangetap's local certificate authority: an EC P-256 key and a self-signed CA certificate in
 /// a directory (`~/.rangetap/` by default). Leaf certificates for intercepted hosts are signed
@@ -76,10 +77,9 @@ public struct CertificateAuthority: Sendable {
         if !hasCert && !hasKey { return nil }
         guard hasCert else { throw .unreadable(certPath, "the file is missing but its key \(keyPath) exists") }
         guard hasKey else { throw .unreadable(keyPath, "the file is missing but its certificate \(certPath) exists") }
-        var st = stat()
-        guard stat(keyPath, &st) == 0 else { throw .unreadable(keyPath, String(cString: strerror(errno))) }
-        if st.st_mode & 0o077 != 0 {
-            throw .keyTooOpen(keyPath, mode: String(st.st_mode & 0o777, radix: 8))
+        guard let st = System.status(keyPath) else { throw .unreadable(keyPath, "its mode cannot be read") }
+        if st.permissions & 0o077 != 0 {
+            throw .keyTooOpen(keyPath, mode: String(st.permissions & 0o777, radix: 8))
         }
         let certText: String
         let keyText: String
@@ -155,7 +155,7 @@ public struct CertificateAuthority: Sendable {
         do {
             try writeExclusive(certPath, pem, mode: 0o644)
         } catch {
-            unlink(keyPath)
+            System.remove(keyPath)
             throw error
         }
         return CertificateAuthority(
@@ -163,27 +163,23 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// Writes a new file with `mode` from its creation (O_EXCL: never over an existing one).
-    private static func writeExclusive(_ path: String, _ text: String, mode: mode_t) throws(TLSError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else {
+    private static func writeExclusive(_ path: String, _ text: String, mode: UInt32) throws(TLSError) {
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try System.createExclusively(path, mode: mode)
+        } catch {
             let why =
-                errno == EEXIST
-                ? "the file already exists (remove both CA files to make a new CA)" : String(cString: strerror(errno))
+                error.code == System.fileExists
+                ? "the file already exists (remove both CA files to make a new CA)" : error.text
             throw .directory(path, why)
         }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let why = String(cString: strerror(errno))
-                unlink(path)
-                throw .directory(path, why)
-            }
-            done += n
+        defer { System.close(fd) }
+        do throws(SystemError) {
+            try System.writeAll(fd, bytes: Array(text.utf8))
+        } catch {
+            System.remove(path)
+            throw .directory(path, error.text)
         }
-        fchmod(fd, mode)
+        System.setPermissions(fd, mode)
     }
 }

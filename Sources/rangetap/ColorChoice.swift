@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapSystem
 
 /// `--color auto|always|never`: whether terminal output is coloured.
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
@@ -17,7 +18,7 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
         switch self {
         case .always: true
         case .never: false
-        case .auto: isatty(descriptor) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
+        case .auto: System.isTerminal(descriptor) && (environment["NO_COLOR"] ?? "").isEmpty
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapSystem
 import RangeTapCore
 import RangeTapReport
 
@@ -125,7 +126,7 @@ struct InspectCommand: AsyncParsableCommand {
         let filter = try filter
         // On a terminal, the exchanges in flight are a block under the rows, redrawn in place;
         // in a pipe, a line when one starts and a progress line every 2 s while it lasts.
-        let live = isatty(STDOUT_FILENO) == 1
+        let live = System.isTerminal(STDOUT_FILENO)
         var drawn = 0
         var announced: [Int: Date] = [:]
         while !stop.isSet {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapSystem
 import RangeTapCore
 import RangeTapReplay
 
@@ -171,7 +172,7 @@ struct ReplayCommand: AsyncParsableCommand {
         stderr.write(
             "rangetap: origin (the capture, served --ideal) on http://127.0.0.1:\(port); the proxy at \(proxyURL) must forward to it (nginx: proxy_pass http://127.0.0.1:\(port);)"
         )
-        if originPort == nil && isatty(STDIN_FILENO) == 1 {
+        if originPort == nil && System.isTerminal(STDIN_FILENO) {
             stderr.write("rangetap: press Enter when the proxy forwards there")
             _ = readLine()
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RangeTapSystem
 
 /// Becomes set when one of some signals arrives (the signals are otherwise ignored).
 final class SignalFlag: @unchecked Sendable {
@@ -9,7 +10,7 @@ final class SignalFlag: @unchecked Sendable {
 
     init(signals: [Int32]) {
         for s in signals {
-            signal(s, SIG_IGN)
+            System.ignoreSignal(s)
             let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
             source.setEventHandler { [self] in lock.withLock { set = true } }
             source.resume()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RangeTapSystem
 
 /// Waits for the first of some signals, which are otherwise ignored while it waits.
 enum SignalWaiter {
@@ -7,7 +8,7 @@ enum SignalWaiter {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             let once = Once(continuation)
             for s in signals {
-                signal(s, SIG_IGN)
+                System.ignoreSignal(s)
                 let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
                 source.setEventHandler { once.resume(s) }
                 source.resume()

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RangeTapSystem
 
 /// A numeric IP address as a URL or a command line writes it, with no name lookup.
 ///
@@ -22,15 +18,8 @@ public struct IPAddressLiteral: Sendable, Hashable, CustomStringConvertible {
             !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F })
         else { return nil }
         let s = String(host)
-        if s.contains(":") {
-            var a6 = in6_addr()
-            guard inet_pton(AF_INET6, s, &a6) == 1 else { return nil }
-            bytes = withUnsafeBytes(of: &a6) { Array($0) }
-        } else {
-            var a4 = in_addr()
-            guard inet_aton(s, &a4) != 0 else { return nil }
-            bytes = withUnsafeBytes(of: &a4) { Array($0) }
-        }
+        guard let bytes = s.contains(":") ? System.ipv6Bytes(s) : System.ipv4Bytes(lenient: s) else { return nil }
+        self.bytes = bytes
     }
 
     /// An address from its network-order bytes (4 or 16).
@@ -61,11 +50,7 @@ public struct IPAddressLiteral: Sendable, Hashable, CustomStringConvertible {
     /// Dotted quad or RFC 5952 text.
     public var description: String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        var a6 = in6_addr()
-        withUnsafeMutableBytes(of: &a6) { $0.copyBytes(from: bytes) }
-        var out = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &a6, &out, socklen_t(out.count)) != nil else { return "?" }
-        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return System.ipv6Text(bytes) ?? "?"
     }
 }
 

@@ -1,5 +1,5 @@
 /// Where one exchange's body bytes sit in the client connection's byte stream, so that an
-/// acknowledged stream offset (TCP_INFO) can be turned into body bytes delivered.
+/// acknowledged stream offset (read from the kernel) can be turned into body bytes delivered.
 ///
 /// Each body write is noted with the stream offset of its first data byte (after any chunk
 /// header the encoder put in front of it) and its size. Writes are in stream order.

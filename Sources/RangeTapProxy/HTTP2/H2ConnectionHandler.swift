@@ -69,7 +69,7 @@ final class H2ConnectionHandler: ChannelInboundHandler {
         }
         if let e = event as? ChannelEvent, e == .inputClosed {
             // The client half-closed its socket: HTTP/2 has nothing more to receive from it, and
-            // the streams still open settle on the close (ClientWireHandler has read TCP_INFO).
+            // the streams still open settle on the close (ClientWireHandler has read the acknowledged bytes).
             context.close(promise: nil)
             return
         }
@@ -79,7 +79,7 @@ final class H2ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         idleTimer?.stop()
         idleTimer = nil
-        // ClientWireHandler, first in the pipeline, has read TCP_INFO at the close by now.
+        // ClientWireHandler, first in the pipeline, has read the acknowledged bytes at the close by now.
         state.connectionClosed()
         shared.writer.record(
             .connectionClose(

@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP2
 
-/// Where each HTTP/2 DATA frame sent to a client sits in the connection's byte stream, per stream:
-/// with the client's TCP-acknowledged count (`TCP_INFO`), the body bytes of a stream whose every
-/// DATA frame reached the client, its `delivered`, exact however streams interleave.
+/// Where each HTTP/2 DATA frame sent to a client sits in the connection's byte stream, per stream: with the client's
+/// TCP-acknowledged count (``System/tcpBytesAcknowledged(_:)``), the body bytes of a stream whose every DATA frame
+/// reached the client, its `delivered`, exact however streams interleave.
 ///
 /// `NIOHTTP2Handler` tells its frame delegate (this ledger) of each frame just before it writes
 /// its bytes: for DATA, a 9-byte header write, then the payload. ``H2WireTap``, right below it,

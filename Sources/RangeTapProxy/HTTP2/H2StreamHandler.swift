@@ -9,7 +9,7 @@ import RangeTapCurl
 /// becomes an ``Exchange`` and an ``ExchangeStateMachine`` (the same as for an HTTP/1.1
 /// request), whose actions this handler carries out as HTTP/2 frames. A client's `RST_STREAM`
 /// is a cancel of this stream only; its `delivered` is, as over HTTP/1.1, the body bytes whose
-/// DATA frames the client's TCP acknowledged (`TCP_INFO`), and what it granted back with
+/// DATA frames the client's TCP acknowledged (``System/tcpBytesAcknowledged(_:)``), and what it granted back with
 /// `WINDOW_UPDATE` is kept beside it as `consumed`.
 final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     typealias InboundIn = HTTP2Frame.FramePayload
@@ -484,7 +484,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     }
 
     /// Settles the stream as ended once the client's TCP acknowledged every byte up to its
-    /// END_STREAM frame (TCP_INFO read at 1 ms, doubling to 50 ms), or, if the connection closes
+    /// END_STREAM frame (acknowledged bytes read at 1 ms, doubling to 50 ms), or, if the connection closes
     /// first, by what reached it then (``cutByConnection()``). The kernel taking the bytes is not
     /// the client receiving them: a client that stops reading and leaves is a cancel, as over
     /// HTTP/1.1.
@@ -530,7 +530,7 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
     /// else the reading taken at the close), as over HTTP/1.1. What it granted back with
     /// `WINDOW_UPDATE` is what its application consumed, late and in batches (Chromium grants a
     /// 6 MB window back rarely): kept as `consumed`, and the measure only where the platform gives
-    /// no TCP_INFO.
+    /// no acknowledged-bytes count.
     private func delivery(gone: Bool) -> ClientOutcome {
         let granted = min(state.granted(stream: stream), sent)
         var outcome = ClientOutcome(

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import RangeTapSystem
 
 /// The secret of one `record` run that `rangetap shape` must show to change the link, so a web
 /// page in a browser using the proxy cannot (mitmproxy's CVE-2025-23217 was that). Random per
@@ -18,7 +16,7 @@ public enum ControlToken {
         if let run = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !run.isEmpty {
             return run + "/rangetap"
         }
-        return "/tmp/rangetap-\(getuid())"
+        return "/tmp/rangetap-\(System.userID)"
     }
 
     /// Where the token of the `record` listening on `port` is kept.
@@ -33,30 +31,36 @@ public enum ControlToken {
     /// mode 0600, replaced atomically.
     public static func write(_ token: String, port: Int) throws(WriteError) {
         let dir = directory
-        if mkdir(dir, 0o700) != 0 && errno != EEXIST {
-            throw WriteError(description: "cannot create \(dir): \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            try System.makeDirectory(dir, mode: 0o700)
+        } catch {
+            throw WriteError(description: "cannot create \(dir): \(error.text)")
         }
-        var st = stat()
-        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0
+        guard let st = System.status(dir, followLinks: false), st.kind == .directory, st.owner == System.userID,
+            st.permissions & 0o077 == 0
         else {
             throw WriteError(
                 description:
-                    "\(dir) is not a directory private to this user (mode 0700, owned by uid \(getuid())); remove it and start again"
+                    "\(dir) is not a directory private to this user (mode 0700, owned by uid \(System.userID)); remove it and start again"
             )
         }
         let file = path(port: port)
-        let temporary = file + ".\(getpid())"
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw WriteError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        let temporary = file + ".\(System.processID)"
+        System.remove(temporary)
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try System.createExclusively(temporary, mode: 0o600)
+        } catch {
+            throw WriteError(description: "cannot write \(temporary): \(error.text)")
         }
         let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count, rename(temporary, file) == 0 else {
-            unlink(temporary)
-            throw WriteError(description: "cannot write \(file): \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            defer { System.close(fd) }
+            try System.writeAll(fd, bytes: bytes)
+            try System.rename(temporary, to: file)
+        } catch {
+            System.remove(temporary)
+            throw WriteError(description: "cannot write \(file): \(error.text)")
         }
     }
 
@@ -69,7 +73,7 @@ public enum ControlToken {
 
     /// Removes the token of `port`, if it is `token` (a later run on the same port keeps its own).
     public static func remove(_ token: String, port: Int) {
-        if read(port: port) == token { unlink(path(port: port)) }
+        if read(port: port) == token { System.remove(path(port: port)) }
     }
 
     /// Whether `given` is `token`, compared in time independent of where they differ.

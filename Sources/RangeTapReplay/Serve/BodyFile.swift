@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RangeTapSystem
 
 /// `body.bin` of a capture, read with `pread(2)` so any number of connections can read it at
 /// once without sharing a file position.
@@ -15,9 +9,11 @@ final class BodyFile: Sendable {
 
     /// Opens `path` read-only.
     init(path: String) throws(FixtureError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotRead(path, String(cString: strerror(errno))) }
-        self.fd = fd
+        do throws(SystemError) {
+            self.fd = try System.openForReading(path)
+        } catch {
+            throw .cannotRead(path, error.text)
+        }
         self.path = path
     }
 
@@ -37,12 +33,17 @@ final class BodyFile: Sendable {
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0
             while done < count {
-                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + Int64(done)))
-                if n < 0 && errno == EINTR { continue }
+                let n: Int
+                do throws(SystemError) {
+                    n = try System.read(
+                        fd, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[done...])),
+                        at: offset + Int64(done))
+                } catch {
+                    failure = .cannotRead(path, error.text)
+                    break
+                }
                 guard n > 0 else {
-                    failure = .cannotRead(
-                        path,
-                        n == 0 ? "it ends before offset \(offset + Int64(count))" : String(cString: strerror(errno)))
+                    failure = .cannotRead(path, "it ends before offset \(offset + Int64(count))")
                     break
                 }
                 done += n
@@ -53,5 +54,5 @@ final class BodyFile: Sendable {
         return bytes
     }
 
-    deinit { close(fd) }
+    deinit { System.close(fd) }
 }

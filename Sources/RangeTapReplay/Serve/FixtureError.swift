@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import RangeTapSystem
 
 /// A fixture server or a `--through` replay could not run; the description says what to fix.
 public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -29,7 +30,7 @@ public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
         if io.errnoCode == EADDRINUSE {
             return .init(.bindFailed(address, "it is already in use (another rangetap or server?)"))
         }
-        return .init(.bindFailed(address, String(cString: strerror(io.errnoCode))))
+        return .init(.bindFailed(address, System.errorText(io.errnoCode)))
     }
     /// The server was used before ``FixtureServer/start()``.
     public static var notStarted: Self { .init(.notStarted) }
