@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "rangetap", targets: ["rangetap"]),
         .library(name: "RangeTapCore", targets: ["RangeTapCore"]),
         .library(name: "RangeTapCurl", targets: ["RangeTapCurl"]),
+        .library(name: "RangeTapMedia", targets: ["RangeTapMedia"]),
         .library(name: "RangeTapProxy", targets: ["RangeTapProxy"]),
         .library(name: "RangeTapTLS", targets: ["RangeTapTLS"]),
         .library(name: "RangeTapReport", targets: ["RangeTapReport"]),
@@ -59,6 +60,11 @@ let package = Package(
                 "RangeTapSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RangeTapMedia",
+            dependencies: ["RangeTapCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -133,6 +139,7 @@ let package = Package(
             name: "rangetap",
             dependencies: [
                 "RangeTapCore",
+                "RangeTapMedia",
                 "RangeTapProxy",
                 "RangeTapReport",
                 "RangeTapPlay",
@@ -179,7 +186,17 @@ let package = Package(
         ),
         .testTarget(
             name: "RangeTapReportTests",
-            dependencies: ["RangeTapCore", "RangeTapReport", "RangeTapTestSupport"],
+            dependencies: ["RangeTapCore", "RangeTapMedia", "RangeTapReport", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RangeTapMediaTests",
+            dependencies: ["RangeTapCore", "RangeTapMedia", "RangeTapTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "rangetapTests",
+            dependencies: ["rangetap"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -220,6 +237,7 @@ let package = Package(
             dependencies: [
                 "RangeTapCore",
                 "RangeTapCurl",
+                "RangeTapMedia",
                 "RangeTapPlay",
                 "RangeTapProbe",
                 "RangeTapProxy",

@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
-# Times `rangetap inspect` (text and --json) on a synthetic capture of 1 GiB with 10,000
-# exchanges (tools/make-synthetic-capture.py), with peak RSS, against a baseline measured in the
-# same run: Python's json.loads over the same events.jsonl. Also inspects a 64 MiB capture with
-# the same number of exchanges, to show memory does not grow with body size.
-# Env: RANGETAP (default .build/release/rangetap, built if missing), BENCH_TMPDIR (default /tmp).
+# bench-inspect.sh — `rangetap inspect` (text and --json) on a synthetic capture of 1 GiB with
+# 10,000 exchanges (tools/make-synthetic-capture.py): median of 3 wall times and peak RSS, against
+# Python's json.loads over the same events.jsonl in the same run. Also --json on a 64 MiB capture
+# with as many exchanges: memory does not grow with body size.
+# Knobs: RANGETAP=BIN (else the release build), BENCH_KEEP_TMP=1, BENCH_TMPDIR.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${RANGETAP:-$root/.build/release/rangetap}
-[ -x "$bin" ] || (cd "$root" && swift build -c release --product rangetap >&2)
-work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-inspect.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-python3 "$root/tools/make-synthetic-capture.py" "$work/big.rtap" --exchanges 10000 --bytes $((1 << 30))
-python3 "$root/tools/make-synthetic-capture.py" "$work/small.rtap" --exchanges 10000 --bytes $((64 << 20))
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-measure() {  # label, command...: median of 3 wall times and max RSS
-  local label=$1; shift
-  local times=() rss=0
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_script bench-inspect
+release_binary
+python3 "$BENCH_TOOLS/make-synthetic-capture.py" "$T/big.rtap" --exchanges 10000 --bytes $((1 << 30))
+python3 "$BENCH_TOOLS/make-synthetic-capture.py" "$T/small.rtap" --exchanges 10000 --bytes $((64 << 20))
+measure() { # measure LABEL COMMAND...: sets LAST to the median of 3 wall times
+  local label=$1 out times=() rss=0
+  shift
   for _ in 1 2 3; do
-    out=$( { /usr/bin/env time -f "%e %M" "$@" > /dev/null; } 2>&1 | tail -1)
+    out=$({ /usr/bin/time -f "%e %M" "$@" >/dev/null; } 2>&1 | tail -n 1)
     times+=("${out% *}")
-    r=${out#* }; [ "$r" -gt "$rss" ] && rss=$r
+    ((${out#* } > rss)) && rss=${out#* }
   done
-  t=$(printf '%s\n' "${times[@]}" | median)
-  printf '%-34s %7.2f s  %7.1f MiB\n' "$label" "$t" "$(echo "$rss/1024" | bc -l)"
-  echo "$t" > "$work/last"
+  LAST=$(median 2 <<<"${times[*]}")
+  printf '%-34s %7s s  %7.1f MiB\n' "$label" "$LAST" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
-echo "events: $(wc -l < "$work/big.rtap/events.jsonl") lines, body: $(du -h "$work/big.rtap/body.bin" | cut -f1)"
-measure "baseline: python json.loads" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$work/big.rtap/events.jsonl"; base=$(cat "$work/last")
-measure "rangetap inspect (text), 1 GiB" "$bin" inspect "$work/big.rtap"; text=$(cat "$work/last")
-measure "rangetap inspect --json, 1 GiB" "$bin" inspect "$work/big.rtap" --json; json=$(cat "$work/last")
-measure "rangetap inspect --json, 64 MiB" "$bin" inspect "$work/small.rtap" --json
-printf 'ratio to baseline: text %.1fx, json %.1fx   (target: under 2 s at 1 GiB / 10,000 exchanges)\n' "$(echo "$text/$base" | bc -l)" "$(echo "$json/$base" | bc -l)"
+echo "events: $(wc -l <"$T/big.rtap/events.jsonl") lines, body: $(du -h "$T/big.rtap/body.bin" | cut -f1)"
+measure "baseline: python json.loads" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$T/big.rtap/events.jsonl"
+base=$LAST
+measure "rangetap inspect (text), 1 GiB" "$BIN" inspect "$T/big.rtap"
+text=$LAST
+measure "rangetap inspect --json, 1 GiB" "$BIN" inspect "$T/big.rtap" --json
+json=$LAST
+measure "rangetap inspect --json, 64 MiB" "$BIN" inspect "$T/small.rtap" --json
+echo "ratio to baseline: text $(ratio "$text" "$base" 1)x, json $(ratio "$json" "$base" 1)x"

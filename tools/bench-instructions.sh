@@ -4,11 +4,11 @@
 #
 #   tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]
 #
-# A private nginx (one worker, tools/bench-lib.sh's config) serves a 16 KiB file of random bytes
-# on 127.0.0.1. Each binary in turn runs `record` (a forward proxy, with bodies) under
-# `valgrind --tool=callgrind` (prepared by `valgrind_prepare`, tools/lib.sh: a copy without debug
-# sections and a sigsuspend shim, valgrind 3.19's workarounds), takes BENCH_WARMUP GETs, then the counters are zeroed
-# (`callgrind_control -z`) and it serves, for each mode, BENCH_REQUESTS GETs of the file:
+# A private nginx (one worker) serves a 16 KiB file of random bytes on 127.0.0.1. Each binary in
+# turn runs `record` (a forward proxy, with bodies) under `valgrind --tool=callgrind` (prepared by
+# `valgrind_prepare`, tools/lib.sh: a copy without debug sections and a sigsuspend shim, valgrind
+# 3.19's workarounds), takes 30 GETs, then the counters are zeroed (`callgrind_control -z`) and
+# it serves, for each mode, 100 GETs of the file:
 #   fresh       sequential curl processes, each a new connection to the proxy (the upstream
 #               connection is reused: what a new client connection costs rangetap)
 #   keep-alive  one curl process, every GET on the same connection
@@ -20,37 +20,23 @@
 # request's instructions at 16 KiB): compare builds with it, not with a real CPU's profile. Runs
 # are repeatable to about 0.2 %; each binary is run BENCH_ROUNDS times and the median printed.
 #
-# Knobs: BENCH_REQUESTS (100), BENCH_WARMUP (30), BENCH_ROUNDS (1), BENCH_KEEP_TMP=1. Needs
-# valgrind, nginx, curl, python3, binutils, gcc (installed with apt-get when missing, as root). Stops
-# only the processes it started. Exit status 0, or 2 when it cannot run.
+# Knobs: BENCH_ROUNDS (1), BENCH_KEEP_TMP=1, BENCH_TMPDIR. Needs valgrind, nginx, curl, python3,
+# binutils, gcc (installed with apt-get when missing, as root). Exit 0, or 2 when it cannot run.
 set -euo pipefail
-
-SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tools/lib.sh
-. "$SCRIPT_DIR/lib.sh"
-. "$SCRIPT_DIR/bench-lib.sh"
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 bench_script bench-instructions
 
 ab_binaries "tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
-N=${BENCH_REQUESTS:-100}
-WARMUP=${BENCH_WARMUP:-30}
-ROUNDS=${BENCH_ROUNDS:-1}
-[[ $N =~ ^[0-9]+$ && $N -ge 10 && $N -le 2000 ]] || die "BENCH_REQUESTS must be 10..2000"
-[[ $WARMUP =~ ^[0-9]+$ && $WARMUP -le 1000 ]] || die "BENCH_WARMUP must be 0..1000"
+N=100 WARMUP=30 ROUNDS=${BENCH_ROUNDS:-1}
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 9 ]] || die "BENCH_ROUNDS must be 1..9"
-
-need_pkgs=()
-command -v valgrind >/dev/null 2>&1 || need_pkgs+=(valgrind)
-command -v objcopy >/dev/null 2>&1 || need_pkgs+=(binutils)
-command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc libc6-dev)
-need_origin_tools "${need_pkgs[@]}"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/rangetap-instructions.XXXXXX")
-stop_on_exit
+need=()
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+command -v objcopy >/dev/null 2>&1 || need+=(binutils)
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+need_origin_tools "${need[@]}"
 mkdir -p "$T/www"
 head -c 16384 /dev/urandom >"$T/www/16k.bin"
-chmod a+rx "$T" "$T/www"
-chmod a+r "$T/www/16k.bin"
 ORIGIN=$(free_port)
 nginx_conf origin "$ORIGIN" "" ""
 start_nginx origin "$ORIGIN"
@@ -83,15 +69,10 @@ run() {
   local name=$1 round=$2 port pid urls=() k fresh keep
   port=$(free_port)
   rm -rf "$T/cap.rtap" "$T"/cg.out.*
-  LD_PRELOAD="$T/$name/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file="$T/cg.out.%p" "$T/$name/rangetap" record \
-    --listen "127.0.0.1:$port" -o "$T/cap.rtap" >"$T/record.log" 2>&1 &
-  pid=$!
-  STARTED+=("$pid")
-  for _ in $(seq 1 600); do
-    curl -s -o /dev/null --max-time 5 -x "http://127.0.0.1:$port" "$URL" && break
-    kill -0 "$pid" 2>/dev/null || die "rangetap under valgrind exited: $(tail -5 "$T/record.log")"
-    sleep 0.2
-  done
+  spawn "$T/record.log" env LD_PRELOAD="$T/$name/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file="$T/cg.out.%p" \
+    "$T/$name/rangetap" record --listen "127.0.0.1:$port" -o "$T/cap.rtap"
+  pid=$SPAWNED
+  listening "$port" "$pid" 300 || die "rangetap under valgrind did not listen: $(tail -n 5 "$T/record.log")"
   for ((k = 0; k < WARMUP; k++)); do curl -s -o /dev/null -x "http://127.0.0.1:$port" "$URL"; done
   sleep 0.5
   callgrind_control -z "$pid" >/dev/null 2>&1 || die "callgrind_control -z failed"

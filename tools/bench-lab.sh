@@ -7,62 +7,50 @@
 #   3. trace: bytes delivered over time under `--shape-trace tools/traces/drop-1500kbit-300kbit.trace`
 #      against what the trace allows, per second (target within 5 %);
 #   4. memory: a 1 GiB body at rate=100kbit for 20 s: RSS at 5 s and at 20 s (bounded: no growth).
-# Env: RANGETAP (default .build/release/rangetap, built if missing), BENCH_TMPDIR (default /tmp).
+# Knobs: RANGETAP=BIN (else the release build), BENCH_KEEP_TMP=1, BENCH_TMPDIR. Exit 0 when it ran.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-. "$root/tools/lib.sh"
-bin=${RANGETAP:-$root/.build/release/rangetap}
-[ -x "$bin" ] || (cd "$root" && swift build -c release --product rangetap >&2)
-work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-lab.XXXXXX")
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-mkdir -p "$work/www"
-head -c 10000000 /dev/urandom > "$work/www/ten.bin"
-head -c 1024 /dev/urandom > "$work/www/k.bin"
-head -c 12000000 /dev/urandom > "$work/www/trace.bin"
-truncate -s 1G "$work/www/big.bin"
-nport=$(free_port)
-write_nginx_conf "$work" "$nport" "$work/www"
-nginx -c "$work/nginx.conf" -p "$work" -e "$work/error.log" & pids+=($!)
-wait_port "$nport"
-origin="http://127.0.0.1:$nport"
-
-# start_record NAME ARGS...: sets rec_pid and rec_port
-start_record() {
-  local name=$1; shift
-  rec_port=$(free_port)
-  "$bin" record --listen "127.0.0.1:$rec_port" -o "$work/$name.rtap" "$@" > "$work/$name.log" 2>&1 & rec_pid=$!
-  pids+=("$rec_pid")
-  wait_port "$rec_port"
-}
-stop_record() { kill -INT "$rec_pid"; wait "$rec_pid" 2>/dev/null || true; }
-curl_x() { curl -s --noproxy '' -x "http://127.0.0.1:$rec_port" "$@"; }
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_script bench-lab
+need_origin_tools
+release_binary
+mkdir -p "$T/www"
+head -c 10000000 /dev/urandom >"$T/www/ten.bin"
+head -c 1024 /dev/urandom >"$T/www/k.bin"
+head -c 12000000 /dev/urandom >"$T/www/trace.bin"
+truncate -s 1G "$T/www/big.bin"
+ORIGIN=$(free_port)
+nginx_conf origin "$ORIGIN" "" ""
+start_nginx origin "$ORIGIN"
+origin="http://127.0.0.1:$ORIGIN"
+trace=$BENCH_TOOLS/traces/drop-1500kbit-300kbit.trace
+# start ARGS...: a fresh `record` with ARGS.
+start() { rm -rf "$T/cap.rtap"; start_record "$BIN" -o "$T/cap.rtap" "$@"; }
+curl_x() { curl -s -x "http://127.0.0.1:$RT_PORT" "$@"; }
+ms_median() { awk '{ print $1 * 1000 }' | median 2; }
 verdict() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (x >= lo && x <= hi) ? "PASS" : "FAIL" }'; }
 
 echo "== 1. rate=8mbit, 10 MB"
-start_record rate --shape rate=8mbit
-t=$(curl_x -o /dev/null -w '%{time_total}' "$origin/ten.bin")
-stop_record
+start --shape rate=8mbit
+t=$(curl_x -o /dev/null --max-time 60 -w '%{time_total}' "$origin/ten.bin")
+stop "$RT_PID" INT 30
 printf 'took %.3f s (target 10 s ± 3 %%: 9.7 to 10.3)  %s\n' "$t" "$(verdict "$t" 9.7 10.3)"
 
 echo "== 2. latency=80ms, time to first byte"
-start_record plain
-for _ in $(seq 15); do curl_x -o /dev/null -w '%{time_starttransfer}\n' "$origin/k.bin"; done > "$work/plain.txt"
-stop_record
-start_record lat --shape latency=80ms
-for _ in $(seq 15); do curl_x -o /dev/null -w '%{time_starttransfer}\n' "$origin/k.bin"; done > "$work/lat.txt"
-stop_record
-p=$(median < "$work/plain.txt"); l=$(median < "$work/lat.txt")
-added=$(awk -v a="$l" -v b="$p" 'BEGIN { printf "%.2f", (a - b) * 1000 }')
-printf 'unshaped %.2f ms, shaped %.2f ms: added %s ms (target 80 ± 2)  %s\n' "$(awk -v x="$p" 'BEGIN{print x*1000}')" "$(awk -v x="$l" 'BEGIN{print x*1000}')" "$added" "$(verdict "$added" 78 82)"
+for shape in none latency=80ms; do
+  if [[ $shape == none ]]; then start; else start --shape "$shape"; fi
+  for _ in $(seq 15); do curl_x -o /dev/null --max-time 10 -w '%{time_starttransfer}\n' "$origin/k.bin"; done >"$T/ttfb-$shape.txt"
+  stop "$RT_PID" INT 30
+done
+unshaped=$(ms_median <"$T/ttfb-none.txt") shaped=$(ms_median <"$T/ttfb-latency=80ms.txt")
+added=$(awk -v a="$shaped" -v b="$unshaped" 'BEGIN { printf "%.2f", a - b }')
+printf 'unshaped %s ms, shaped %s ms: added %s ms (target 80 ± 2)  %s\n' "$unshaped" "$shaped" "$added" "$(verdict "$added" 78 82)"
 
 echo "== 3. trace drop-1500kbit-300kbit (12 s)"
-start_record trace --shape-trace "$root/tools/traces/drop-1500kbit-300kbit.trace"
+start --shape-trace "$trace"
 curl_x -o /dev/null --max-time 20 "$origin/trace.bin" || true
-stop_record
-python3 - "$work/trace.rtap/events.jsonl" "$root/tools/traces/drop-1500kbit-300kbit.trace" <<'PY'
+stop "$RT_PID" INT 30
+python3 - "$T/cap.rtap/events.jsonl" "$trace" <<'PY'
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1])]
 shape_t = next(e["t"] for e in events if e["type"] == "shape")
@@ -94,10 +82,14 @@ print(f"worst deviation {100*worst:.1f} % (target within 5 %)  {'PASS' if worst 
 PY
 
 echo "== 4. 1 GiB at rate=100kbit, memory"
-start_record slow --shape rate=100kbit
-curl_x -o /dev/null --max-time 21 "$origin/big.bin" & cpid=$!; pids+=("$cpid")
-sleep 5; r5=$(awk '/VmRSS/ { print $2 }' "/proc/$rec_pid/status")
-sleep 15; r20=$(awk '/VmRSS/ { print $2 }' "/proc/$rec_pid/status")
-wait "$cpid" 2>/dev/null || true
-stop_record
-printf 'RSS %.1f MiB at 5 s, %.1f MiB at 20 s (growth %.1f MiB; bounded if < 2)  %s\n' "$(echo "$r5/1024" | bc -l)" "$(echo "$r20/1024" | bc -l)" "$(echo "($r20-$r5)/1024" | bc -l)" "$(verdict "$(echo "($r20-$r5)/1024" | bc -l)" -100 2)"
+start --shape rate=100kbit
+spawn "$T/slow.log" curl -s -x "http://127.0.0.1:$RT_PORT" -o /dev/null --max-time 21 "$origin/big.bin"
+client=$SPAWNED
+sleep 5
+r5=$(awk '/VmRSS/ { print $2 / 1024 }' "/proc/$RT_PID/status")
+sleep 15
+r20=$(awk '/VmRSS/ { print $2 / 1024 }' "/proc/$RT_PID/status")
+stop "$client" TERM 5
+stop "$RT_PID" INT 30
+growth=$(awk -v a="$r5" -v b="$r20" 'BEGIN { printf "%.1f", b - a }')
+printf 'RSS %.1f MiB at 5 s, %.1f MiB at 20 s (growth %s MiB; bounded if < 2)  %s\n' "$r5" "$r20" "$growth" "$(verdict "$growth" -100 2)"

@@ -1,279 +1,229 @@
 #!/usr/bin/env bash
-# bench-load.sh — a player's load through `rangetap record --upstream` (issue 15, "Performance").
+# bench-load.sh — a player's load through rangetap: many 16 KiB and 512 KiB GETs of one object on
+# keep-alive connections, against nginx itself, nginx as a reverse proxy and mitmproxy, in one run.
 #
-# Many small and medium responses on keep-alive connections: `wrk -t2 -c8 -d${DUR}s` GETs one
-# object over and over, 16 KiB (16k.bin) and 512 KiB (512k.bin) of random bytes, served by a
-# private nginx origin (generated config in a temp dir, free port on 127.0.0.1). Configurations,
-# each in front of that origin:
-#   nginx-direct       wrk against the origin itself (reference only, judged against nothing)
-#   nginx-proxy        a second nginx as a reverse proxy: proxy_pass to an upstream block with
-#                      keepalive 16, proxy_http_version 1.1, proxy_buffering off
-#   rangetap           rangetap record --upstream http://127.0.0.1:ORIGIN (bodies recorded)
-#   rangetap-nobodies  the same with --no-bodies (heads, timings and SHA-256 only)
-#   mitm               mitmdump -q --mode reverse:http://127.0.0.1:ORIGIN --set stream_large_bodies=1
-#                      (mitmproxy streams bodies larger than that option: here every body)
-# Both nginx run with `worker_processes auto` (one worker per core; BENCH_NGINX_WORKERS to change).
+# A private nginx origin (worker_processes auto) serves both objects (random bytes) on 127.0.0.1
+# over HTTP and over TLS (a test CA made for the run; HTTP/1.1 only on one port, `http2` on
+# another). Per scheme (BENCH_SCHEMES), the client and the rows:
+#   http       wrk -t2 -c8 -dDUR (tools/wrk-report.lua prints its totals)
+#              direct (the origin), nginx-proxy (a second nginx: proxy_pass to an upstream with
+#              keepalive 16, HTTP/1.1, proxy_buffering off), rangetap and rangetap-nobodies
+#              (`record --upstream http://ORIGIN`, a reverse proxy), mitm (mitmdump --mode reverse)
+#   https, h2  curl --parallel --parallel-max 8 of N GETs (4000 of 16 KiB, 600 of 512 KiB): 8
+#              connections of HTTP/1.1, or 8 streams at a time on one HTTP/2 connection
+#              direct, nginx-proxy (TLS, `http2` for h2, proxy_pass https:// to the origin's TLS
+#              port, certificate verified, sessions reused), rangetap and rangetap-nobodies
+#              intercepting CONNECT (`--ca-dir`, `--upstream-cacert`), mitm intercepting
+# A round runs each row once per scheme and size, the order rotated by one each round; rangetap
+# starts fresh for each run, the others run throughout.
+# Figures: median requests/s of the rounds; CPU s per 10,000 requests of that proxy (direct: the
+# origin; user + system from /proc, the process and its children, over all rounds); cores the
+# whole machine kept busy during the load (median).
+# TARGETS (PASS/FAIL, ratio of medians), rangetap and rangetap-nobodies, each scheme and size:
+# >= 0.8 x nginx-proxy, >= 5 x mitm; and, no verdict, nginx-proxy against mitm (under 5x, the mitm
+# target asks rangetap to beat the reverse proxy it is held to).
+# CORRECTNESS (PASS/FAIL): every response 2xx (wrk), or 200 with the object's size and the scheme's
+# HTTP version (curl); one GET after each run gets the exact bytes; each rangetap capture holds one
+# complete exchange with the object's SHA-256 per request counted and the check GET (wrk may stop
+# with one request in flight per connection that rangetap completed: up to 8 more), and rangetap
+# exits 0 after SIGINT. mitm rows run when mitmproxy is installed, else say why not.
 #
-# A round runs every configuration once per size, the order rotated by one each round (round 1:
-# the list above, round 2 starts with nginx-proxy, ...). rangetap is started fresh for every run
-# with its own capture; the other configurations run for the whole benchmark.
-# Figures: the median of the rounds' requests/s per configuration and size; CPU seconds (user +
-# system from /proc/PID/stat, the process and its children, summed over the rounds) per 10,000
-# requests, the steadier figure on a shared machine. rangetap's CPU is read from its start to the
-# end of the run (before SIGINT: closing the capture is not counted); nginx-proxy's is the proxy
-# alone, not the origin behind it; nginx-direct's is the origin. Cores busy: the whole machine's
-# CPU during wrk (every process: wrk, both nginx, the proxy; /proc/stat) over wrk's wall time,
-# the median of the rounds. A configuration that keeps fewer cores busy than another while both
-# have requests in flight spends its time waiting for wake-ups, not for a CPU.
-# TARGETS (PASS/FAIL with the ratio of medians), for rangetap and for rangetap-nobodies, each size:
-#   >= 0.8 x nginx-proxy        >= 5 x mitm
-#   and, without a verdict, nginx-proxy's own rate against mitm's: where it is under 5x, the
-#   5x mitm target asks rangetap to be faster than the reverse proxy it is held to
-# CORRECTNESS (PASS/FAIL): wrk's "Non-2xx or 3xx responses" is 0 in every run (tools/wrk-report.lua
-# prints wrk's totals); after every run one curl GET through the configuration gets the object's
-# exact bytes (SHA-256); after every rangetap run `rangetap summary` of the capture counts
-# wrk's requests + 1 (the curl check) exchanges, up to 8 more allowed: wrk stops with at most one
-# request in flight per connection (8), which rangetap records (cancelled) but wrk does not count.
-# Socket errors wrk reports (connect/read/write/timeout) are printed, and judged only as part of
-# the request count above.
-#
-# Usage: tools/bench-load.sh
-# Environment:
-#   BENCH_QUICK=1        2 rounds of 3 s, both sizes (about a minute and a half)
-#   BENCH_ROUNDS (5)     rounds; BENCH_DURATION (10) seconds per wrk run
-#   BENCH_SIZES          "16k 512k" (default) or one of them
-#   BENCH_NO_MITM=1      no mitmproxy rows (printed as "not run: BENCH_NO_MITM=1")
-#   BENCH_NGINX_WORKERS  worker_processes of both nginx (default auto)
-#   RANGETAP=BIN         use this binary; otherwise the one tools/install.sh builds
-#                        (`swift build -c release --product rangetap --static-swift-stdlib`)
-#   BENCH_KEEP_TMP=1     keep the temp dir (logs, wrk outputs; captures are removed after each run)
-#   BENCH_TMPDIR (/tmp)  where the temp dir goes (a 512 KiB run with bodies writes gigabytes)
-#   BENCH_AB_BASELINE=BIN  after the report, an A/B of this rangetap against BIN (the previous
-#                        main's release build) in the same run: tools/bench-ab.sh BIN THIS (its
-#                        player-load requests/s, CPU per GiB, TTFB and RSS, and the hashrelay floor)
-# Packages: nginx-light, wrk and curl with apt-get when missing (as root); mitmproxy with pip into
-# tools/.venv, as tools/bench-proxy.sh does (when that fails the mitm rows say "not run: reason").
-# The report goes to stdout, progress to stderr. Exit status: 0 all PASS, 1 a FAIL, 2 setup failure.
+# Knobs: RANGETAP=BIN (else the release build), BENCH_SCHEMES ("http https h2"), BENCH_ROUNDS (5),
+# BENCH_DURATION (10 s, wrk), BENCH_QUICK=1 (2 rounds, wrk 3 s, half the curl GETs), BENCH_INSTALL=1
+# (mitmproxy into tools/.venv), BENCH_KEEP_TMP=1, BENCH_TMPDIR. Report on stdout, progress on
+# stderr. Exit status: 0 all PASS, 1 a FAIL, 2 when it cannot run.
 set -euo pipefail
-
-SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
-# shellcheck source=tools/lib.sh
-. "$SCRIPT_DIR/lib.sh"
-. "$SCRIPT_DIR/bench-lib.sh"
-. "$SCRIPT_DIR/mitm-venv.sh"
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 bench_script bench-load
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
-  ROUNDS=${BENCH_ROUNDS:-2} DUR=${BENCH_DURATION:-3}
+  ROUNDS=${BENCH_ROUNDS:-2} DUR=${BENCH_DURATION:-3} N16=2000 N512=300
 else
-  ROUNDS=${BENCH_ROUNDS:-5} DUR=${BENCH_DURATION:-10}
+  ROUNDS=${BENCH_ROUNDS:-5} DUR=${BENCH_DURATION:-10} N16=4000 N512=600
 fi
-SIZES=(${BENCH_SIZES:-16k 512k})
-CONNS=8
-THREADS=2
-NGINX_WORKERS=${BENCH_NGINX_WORKERS:-auto}
-NO_MITM=${BENCH_NO_MITM:-0}
-VENV="$SCRIPT_DIR/.venv"
-[[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 50 ]] || die "BENCH_ROUNDS must be 1..50"
-[[ $DUR =~ ^[0-9]+$ && $DUR -ge 1 && $DUR -le 300 ]] || die "BENCH_DURATION must be 1..300 seconds"
-for s in "${SIZES[@]}"; do [[ $s == 16k || $s == 512k ]] || die "BENCH_SIZES: 16k and/or 512k, not '$s'"; done
-((${#SIZES[@]})) || die "BENCH_SIZES is empty"
-bytes_of() { case $1 in 16k) echo 16384 ;; 512k) echo 524288 ;; esac; }
+read -r -a SCHEMES <<<"${BENCH_SCHEMES:-http https h2}"
+SIZES=(16k 512k) CONFIGS=(direct nginx-proxy rangetap rangetap-nobodies mitm)
+[[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 20 ]] || die "BENCH_ROUNDS must be 1..20"
+[[ $DUR =~ ^[0-9]+$ && $DUR -ge 1 && $DUR -le 120 ]] || die "BENCH_DURATION must be 1..120 seconds"
+((${#SCHEMES[@]})) || die "BENCH_SCHEMES is empty"
+for s in "${SCHEMES[@]}"; do [[ $s =~ ^(http|https|h2)$ ]] || die "BENCH_SCHEMES: http, https and/or h2, not '$s'"; done
+bytes_of() { [[ $1 == 16k ]] && echo 16384 || echo 524288; }
 
-# ---------------------------------------------------------------- packages
-need_load_tools
-
-mitm_prepare "$VENV" "$NO_MITM"
-
-# ---------------------------------------------------------------- binary
+command -v wrk >/dev/null 2>&1 && need=() || need=(wrk)
+need_origin_tools "${need[@]}"
 release_binary
+peer mitmdump
+MITM=$PEER MITM_WHY=$PEER_WHY
 
-# ---------------------------------------------------------------- report header (machine line first)
-mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
-COMMIT=$(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?')
-echo "# bench-load.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)$([[ ${BENCH_QUICK:-0} == 1 ]] && echo "  BENCH_QUICK=1")"
-echo "# machine: nproc=$(nproc)  kernel=$(uname -r)  RAM=$(awk -v k="$mem_kib" 'BEGIN { printf "%.1f GiB", k / 1048576 }')  load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# rangetap $("$BIN" --version 2>/dev/null || echo '?') ($BIN, repo at $COMMIT)  nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  $("$WRK" -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')  mitmproxy $([[ -z $MITM_REASON ]] && "$MITMDUMP" --version 2>/dev/null | awk '/^Mitmproxy/ { print $2 }' || echo "not run: $MITM_REASON")"
-echo "# load: wrk -t$THREADS -c$CONNS -d${DUR}s, $ROUNDS rounds, order rotated each round; sizes: ${SIZES[*]}; nginx worker_processes $NGINX_WORKERS"
-
-# ---------------------------------------------------------------- temp dir, processes
-T=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-load.XXXXXX")
-stop_on_exit
-
-HZ=$(getconf CLK_TCK)
-
-# ---------------------------------------------------------------- origin, nginx proxy
+# ---------------------------------------------------------------- origin, nginx proxy, mitm
 mkdir -p "$T/www"
 declare -A SHA
 for s in "${SIZES[@]}"; do
   head -c "$(bytes_of "$s")" /dev/urandom >"$T/www/$s.bin"
   SHA[$s]=$(sha256sum "$T/www/$s.bin" | cut -d' ' -f1)
 done
-# nginx started as root runs its workers as nobody: they must be able to read the objects
-chmod a+rx "$T" "$T/www"
-chmod a+r "$T/www/"*.bin
-
-# Both nginx: master and workers (BENCH_NGINX_WORKERS).
-NGINX_MAIN="worker_processes $NGINX_WORKERS;"
-
-ORIGIN_PORT=$(free_port)
-nginx_conf origin "$ORIGIN_PORT" "" ""
-start_nginx origin "$ORIGIN_PORT"
-ORIGIN_PID=$NGINX_STARTED_PID
-ORIGIN=http://127.0.0.1:$ORIGIN_PORT
-log "nginx origin pid $ORIGIN_PID on 127.0.0.1:$ORIGIN_PORT"
-
-PROXY_PORT=$(free_port)
-nginx_conf proxy "$PROXY_PORT" "upstream origin { server 127.0.0.1:$ORIGIN_PORT; keepalive 16; }" \
+tls_origin
+"$BIN" ca init --ca-dir "$T/rtca" >"$T/ca.log" 2>&1 || die "rangetap ca init failed: $(cat "$T/ca.log")"
+NGINX_MAIN="worker_processes auto;"
+ORIGIN=$(free_port) TLS=$(free_port) H2=$(free_port)
+nginx_conf origin "$ORIGIN" "$(tls_server "$TLS ssl") $(tls_server "$H2 ssl http2")" ""
+start_nginx origin "$ORIGIN"
+ORIGIN_PID=$NGINX_PID
+PX=$(free_port) PX_TLS=$(free_port) PX_H2=$(free_port)
+to_tls="proxy_pass https://origin_tls; proxy_http_version 1.1; proxy_set_header Connection \"\"; proxy_buffering off; proxy_ssl_server_name on; proxy_ssl_name localhost; proxy_ssl_verify on; proxy_ssl_trusted_certificate $ORIGIN_CA; proxy_ssl_session_reuse on;"
+cert="ssl_certificate $T/tls/server.pem; ssl_certificate_key $T/tls/server.key;"
+nginx_conf proxy "$PX" "upstream origin { server 127.0.0.1:$ORIGIN; keepalive 16; }
+  upstream origin_tls { server 127.0.0.1:$TLS; keepalive 16; }
+  server { listen 127.0.0.1:$PX_TLS ssl; $cert location / { $to_tls } }
+  server { listen 127.0.0.1:$PX_H2 ssl http2; $cert location / { $to_tls } }" \
   "proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\"; proxy_buffering off;"
-start_nginx proxy "$PROXY_PORT"
-PROXY_PID=$NGINX_STARTED_PID
-log "nginx reverse proxy pid $PROXY_PID on 127.0.0.1:$PROXY_PORT"
-
-# ---------------------------------------------------------------- mitmproxy
-MITM_PID="" MITM_PORT=""
-if [[ -z $MITM_REASON ]]; then
-  MITM_PORT=$(free_port)
-  mkdir -p "$T/mitm-conf"
-  "$MITMDUMP" -q --mode "reverse:$ORIGIN" --listen-host 127.0.0.1 -p "$MITM_PORT" \
-    --set stream_large_bodies=1 --set "confdir=$T/mitm-conf" >"$T/mitm.log" 2>&1 &
-  MITM_PID=$!
-  STARTED+=("$MITM_PID")
-  if wait_port "$MITM_PORT" && wait_port "$MITM_PORT"; then
-    log "mitmdump pid $MITM_PID on 127.0.0.1:$MITM_PORT"
-  else
-    MITM_REASON="mitmdump did not listen within 20 s: $(tail -n 1 "$T/mitm.log" 2>/dev/null)"
-    stop "$MITM_PID" TERM 5
-    MITM_PID=""
-  fi
+start_nginx proxy "$PX"
+PROXY_PID=$NGINX_PID
+MITM_PID="" MITM_REV_PID="" MITM_PORT=$(free_port) MITM_REV=$(free_port)
+if [[ -n $MITM ]]; then
+  # one mitmdump intercepting CONNECT (https, h2), one as a reverse proxy (http)
+  if serve "$MITM_PORT" "$T/mitm.log" "$MITM" -q --listen-host 127.0.0.1 -p "$MITM_PORT" --set stream_large_bodies=1 \
+    --set "confdir=$T/mitm" --set "ssl_verify_upstream_trusted_ca=$ORIGIN_CA"; then MITM_PID=$SPAWNED; fi
+  if serve "$MITM_REV" "$T/mitm-rev.log" "$MITM" -q --mode "reverse:http://127.0.0.1:$ORIGIN" --listen-host 127.0.0.1 \
+    -p "$MITM_REV" --set stream_large_bodies=1 --set "confdir=$T/mitm-rev"; then MITM_REV_PID=$SPAWNED; fi
+  [[ -n $MITM_PID && -n $MITM_REV_PID ]] || MITM_WHY="mitmdump did not start (see $T/mitm*.log)"
 fi
-
-CONFIGS=(nginx-direct nginx-proxy rangetap rangetap-nobodies)
-[[ -z $MITM_REASON ]] && CONFIGS+=(mitm)
+[[ -z $MITM_WHY ]] || CONFIGS=(direct nginx-proxy rangetap rangetap-nobodies)
 
 # ---------------------------------------------------------------- one run
-declare -A RPS CPU CORES REQ NON2XX SOCKERR BODYBAD CAPBAD CAPNOTE
+declare -A RPS CPU CORES REQ BAD BODYBAD CAPBAD MED
 FAILS=0
-
-run() {  # run CONFIG SIZE ROUND
-  local cfg=$1 size=$2 r=$3 port pid="" cap="" out="$T/wrk-$1-$2-$3.out" c0 c1 rt_pid="" code
-  case $cfg in
-    nginx-direct) port=$ORIGIN_PORT; pid=$ORIGIN_PID ;;
-    nginx-proxy) port=$PROXY_PORT; pid=$PROXY_PID ;;
-    mitm) port=$MITM_PORT; pid=$MITM_PID ;;
-    rangetap | rangetap-nobodies)
-      port=$(free_port)
-      cap="$T/run.rtap"
-      rm -rf "$cap"
-      local extra=()
-      [[ $cfg == rangetap-nobodies ]] && extra=(--no-bodies)
-      "$BIN" record --listen "127.0.0.1:$port" --upstream "$ORIGIN" "${extra[@]}" -o "$cap" >"$T/rangetap-$cfg-$size-$r.log" 2>&1 &
-      rt_pid=$!
-      pid=$rt_pid
-      STARTED+=("$rt_pid")
-      wait_port "$port" || { cat "$T/rangetap-$cfg-$size-$r.log" >&2; die "rangetap did not start"; }
-      ;;
+run() { # run SCHEME ROW SIZE ROUND
+  local scheme=$1 row=$2 size=$3 r=$4 pid="" rt="" url args=() port out="$T/out-$1-$2-$3-$4" c0 c1 b0 b1 w0 w1 req bad rps n slack=0
+  case $scheme in
+    http) port=$ORIGIN ;;
+    https) port=$TLS args=(--http1.1 --cacert "$ORIGIN_CA") ;;
+    h2) port=$H2 args=(--http2 --cacert "$ORIGIN_CA") ;;
   esac
-  c0=$(cpu_ticks "$pid")
-  local busy0 wall0 busy1 wall1
-  busy0=$(machine_busy_ticks) wall0=$(date +%s%N)
-  timeout $((DUR + 60)) "$WRK" -t"$THREADS" -c"$CONNS" -d"${DUR}s" -s "$SCRIPT_DIR/wrk-report.lua" \
-    "http://127.0.0.1:$port/$size.bin" >"$out" 2>&1 || log "$cfg $size round $r: wrk exited with status $?"
-  c1=$(cpu_ticks "$pid")
-  busy1=$(machine_busy_ticks) wall1=$(date +%s%N)
-  CORES[$cfg,$size]+="$(cores_busy "$busy0" "$busy1" "$wall0" "$wall1") "
-  # the exact bytes once through this configuration
-  code=$(curl -sS --max-time 30 -o "$T/check.bin" -w '%{http_code}' "http://127.0.0.1:$port/$size.bin" 2>>"$T/curl.err" || true)
-  if [[ $code != 200 || $(sha256sum "$T/check.bin" 2>/dev/null | cut -d' ' -f1) != "${SHA[$size]}" ]]; then
-    BODYBAD[$cfg,$size]=$((${BODYBAD[$cfg,$size]:-0} + 1))
-    log "$cfg $size round $r: curl check got status $code and not the object's bytes"
+  case $row in
+    direct) pid=$ORIGIN_PID ;;
+    nginx-proxy)
+      pid=$PROXY_PID port=$PX
+      [[ $scheme == https ]] && port=$PX_TLS
+      [[ $scheme == h2 ]] && port=$PX_H2 ;;
+    mitm)
+      pid=$MITM_PID
+      [[ $scheme == http ]] && pid=$MITM_REV_PID port=$MITM_REV || args+=(-x "http://127.0.0.1:$MITM_PORT" --cacert "$T/mitm/mitmproxy-ca-cert.pem") ;;
+    rangetap*)
+      local extra=(-o "$T/run.rtap")
+      rm -rf "$T/run.rtap"
+      [[ $row == rangetap-nobodies ]] && extra+=(--no-bodies)
+      if [[ $scheme == http ]]; then extra+=(--upstream "http://127.0.0.1:$ORIGIN"); else extra+=(--ca-dir "$T/rtca" --upstream-cacert "$ORIGIN_CA"); fi
+      start_record "$BIN" "${extra[@]}"
+      pid=$RT_PID rt=$RT_PID
+      if [[ $scheme == http ]]; then port=$RT_PORT; else args+=(-x "http://127.0.0.1:$RT_PORT" --cacert "$T/rtca/rangetap-ca.pem"); fi ;;
+  esac
+  url="$([[ $scheme == http ]] && echo http || echo https)://127.0.0.1:$port/$size.bin"
+  c0=$(cpu_ticks "$pid") b0=$(machine_busy_ticks) w0=$(date +%s%N)
+  if [[ $scheme == http ]]; then
+    timeout $((DUR + 60)) wrk -t2 -c8 -d"${DUR}s" -s "$BENCH_TOOLS/wrk-report.lua" "$url" >"$out" 2>&1 || log "$row $size round $r: wrk exited with status $?"
+    w1=$(date +%s%N)
+    req=$(val "$out" requests) bad=$(val "$out" non2xx) rps=$(val "$out" rps) slack=8
+    [[ -n $req && -n $rps ]] || { log "$row $size round $r: no figures from wrk: $(tail -n 3 "$out")"; req=0 bad=1 rps=0; }
+  else
+    n=$N16
+    [[ $size == 512k ]] && n=$N512
+    awk -v n="$n" -v u="$url" 'BEGIN { for (i = 0; i < n; i++) printf "url = \"%s\"\noutput = \"/dev/null\"\n", u }' >"$T/list"
+    curl --parallel --parallel-max 8 -s --max-time 300 "${args[@]}" -w '%{http_code} %{size_download} %{http_version}\n' -K "$T/list" >"$out" 2>"$out.err" ||
+      log "$scheme $row $size round $r: curl exited with status $?"
+    w1=$(date +%s%N)
+    req=$(awk -v b="$(bytes_of "$size")" -v v="$([[ $scheme == h2 ]] && echo 2 || echo 1.1)" '$1 == 200 && $2 == b && $3 == v' "$out" | wc -l)
+    bad=$((n - req))
+    rps=$(awk -v n="$req" -v ns=$((w1 - w0)) 'BEGIN { printf "%.1f", n / (ns / 1e9) }')
   fi
-  rm -f "$T/check.bin"
-  local req non2xx serr rps
-  req=$(val "$out" requests); non2xx=$(val "$out" non2xx); rps=$(val "$out" rps)
-  serr=0
-  for k in connect read write timeout; do serr=$((serr + $(val "$out" "$k" | awk '{ print $1 + 0 }'))); done
-  if [[ -z $req || -z $rps ]]; then
-    log "$cfg $size round $r: no figures from wrk:"; sed 's/^/    /' "$out" >&2
-    req=0 non2xx=1 rps=0
+  c1=$(cpu_ticks "$pid") b1=$(machine_busy_ticks)
+  CORES[$scheme,$row,$size]+="$(cores_busy "$b0" "$b1" "$w0" "$w1") "
+  RPS[$scheme,$row,$size]+="$rps "
+  REQ[$scheme,$row,$size]=$((${REQ[$scheme,$row,$size]:-0} + req))
+  CPU[$scheme,$row,$size]=$((${CPU[$scheme,$row,$size]:-0} + c1 - c0))
+  BAD[$scheme,$row,$size]=$((${BAD[$scheme,$row,$size]:-0} + bad))
+  if [[ $(curl -s --max-time 30 "${args[@]}" -o "$T/check.bin" -w '%{http_code}' "$url" 2>/dev/null) != 200 ||
+    $(sha256sum "$T/check.bin" | cut -d' ' -f1) != "${SHA[$size]}" ]]; then
+    BODYBAD[$scheme,$row,$size]=$((${BODYBAD[$scheme,$row,$size]:-0} + 1))
+    log "$scheme $row $size round $r: the check GET did not get the object's bytes"
   fi
-  RPS[$cfg,$size]+="$rps "
-  REQ[$cfg,$size]=$((${REQ[$cfg,$size]:-0} + req))
-  CPU[$cfg,$size]=$((${CPU[$cfg,$size]:-0} + c1 - c0))
-  NON2XX[$cfg,$size]=$((${NON2XX[$cfg,$size]:-0} + non2xx))
-  SOCKERR[$cfg,$size]=$((${SOCKERR[$cfg,$size]:-0} + serr))
   local note=""
-  if [[ -n $rt_pid ]]; then
-    stop "$rt_pid" INT 120
-    [[ $STOP_RC == 0 ]] || { note=" exit=$STOP_RC"; CAPBAD[$cfg,$size]=$((${CAPBAD[$cfg,$size]:-0} + 1)); }
-    local line ex want=$((req + 1))
-    line=$("$BIN" summary "$cap" 2>&1 | tail -n 1 || true)
-    ex=$(sed -n 's/^\([0-9][0-9]*\) exchanges.*/\1/p' <<<"$line")
-    if [[ -z $ex ]] || ((ex < want || ex > want + CONNS)); then
-      CAPBAD[$cfg,$size]=$((${CAPBAD[$cfg,$size]:-0} + 1))
-      log "$cfg $size round $r: capture: '$line', wrk counted $req (+1 curl)"
+  if [[ -n $rt ]]; then
+    stop "$rt" INT 120
+    local got
+    got=$(complete_gets "$T/run.rtap" "${SHA[$size]}")
+    if [[ $STOP_RC != 0 ]] || ((got < req + 1 || got > req + 1 + slack)); then
+      CAPBAD[$scheme,$row,$size]=$((${CAPBAD[$scheme,$row,$size]:-0} + 1))
+      log "$scheme $row $size round $r: the capture has $got complete exchanges for $req requests + 1; exit status $STOP_RC"
     fi
-    note="$note capture=${ex:-?}/wrk+1=$want"
-    CAPNOTE[$cfg,$size]+="$([[ -n $ex ]] && printf '%+d' $((ex - want)) || echo '?') "
-    rm -rf "$cap"
+    note=" capture=$got/$((req + 1))"
+    rm -rf "$T/run.rtap"
   fi
-  log "$(printf '%-18s %-5s round %d: %9.1f req/s  requests=%s non2xx=%s sockerr=%s cpu=%.2fs%s' "$cfg" "$size" "$r" "$rps" "$req" "$non2xx" "$serr" "$(awk -v t=$((c1 - c0)) -v h="$HZ" 'BEGIN { print t / h }')" "$note")"
+  log "$(printf '%-5s %-17s %-4s round %d: %8.1f req/s  bad=%s cpu=%.2fs%s' "$scheme" "$row" "$size" "$r" "$rps" "$bad" "$(awk -v t=$((c1 - c0)) -v h="$HZ" 'BEGIN { print t / h }')" "$note")"
 }
 
-# ---------------------------------------------------------------- rounds
-n=${#CONFIGS[@]}
 for ((r = 1; r <= ROUNDS; r++)); do
   order=()
-  for ((i = 0; i < n; i++)); do order+=("${CONFIGS[$(((i + r - 1) % n))]}"); done
+  for ((i = 0; i < ${#CONFIGS[@]}; i++)); do order+=("${CONFIGS[(i + r - 1) % ${#CONFIGS[@]}]}"); done
   log "round $r of $ROUNDS: ${order[*]}"
-  for size in "${SIZES[@]}"; do
-    for cfg in "${order[@]}"; do run "$cfg" "$size" "$r"; done
+  for scheme in "${SCHEMES[@]}"; do
+    for size in "${SIZES[@]}"; do
+      for row in "${order[@]}"; do run "$scheme" "$row" "$size" "$r"; done
+    done
   done
 done
 
 # ---------------------------------------------------------------- report
-declare -A MED
-echo "# load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
+# target_row NAME MEASURED TARGET VERDICT: 1 PASS, 0 FAIL (counted), else printed as it is.
+target_row() {
+  local verdict=$4
+  case $4 in 1) verdict=PASS ;; 0) verdict=FAIL FAILS=$((FAILS + 1)) ;; esac
+  printf '%-58s %-12s %-10s %s\n' "$1" "$2" "$3" "$verdict"
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "-" && a + 0 >= b) ? 1 : 0 }'; }
+echo "# bench-load $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# rangetap $BIN (repo $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'))  nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  $(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')  $(curl --version | awk 'NR == 1 { print $1, $2 }')  mitmproxy: ${MITM_WHY:-$("$MITM" --version 2>/dev/null | awk '/^Mitmproxy/ { print $2 }')}"
+echo "# http: wrk -t2 -c8 -d${DUR}s; https, h2: curl --parallel-max 8, $N16 GETs of 16k, $N512 of 512k; $ROUNDS rounds, order rotated each round"
 echo
-printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' size config "median_req/s" "rounds (req/s)" "CPU_s/10k" cores_busy non2xx sockerr capture
-for size in "${SIZES[@]}"; do
-  for cfg in nginx-direct nginx-proxy rangetap rangetap-nobodies mitm; do
-    if [[ $cfg == mitm && -n $MITM_REASON ]]; then
-      printf '%-5s %-18s not run: %s\n' "$size" "$cfg" "$MITM_REASON"
-      continue
-    fi
-    MED[$cfg,$size]=$(median <<<"${RPS[$cfg,$size]}")
-    cpu10k=$(awk -v t="${CPU[$cfg,$size]}" -v h="$HZ" -v n="${REQ[$cfg,$size]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')
-    rounds=$(tr ' ' '\n' <<<"${RPS[$cfg,$size]}" | awk 'NF { printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-    printf '%-5s %-18s %12s %-44s %10s %10s %8s %8s %s\n' "$size" "$cfg" "${MED[$cfg,$size]}" "$rounds" "$cpu10k" "$(median 2 - <<<"${CORES[$cfg,$size]}")" \
-      "${NON2XX[$cfg,$size]}" "${SOCKERR[$cfg,$size]}" "${CAPNOTE[$cfg,$size]:--}"
+printf '%-6s %-5s %-18s %12s %-40s %10s %10s %s\n' scheme size row "median_req/s" "rounds (req/s)" "CPU_s/10k" cores_busy bad
+for scheme in "${SCHEMES[@]}"; do
+  for size in "${SIZES[@]}"; do
+    for row in "${CONFIGS[@]}"; do
+      k=$scheme,$row,$size
+      MED[$k]=$(median <<<"${RPS[$k]}")
+      printf '%-6s %-5s %-18s %12s %-40s %10s %10s %s\n' "$scheme" "$size" "$row" "${MED[$k]}" "$(awk '{ for (i = 1; i <= NF; i++) printf "%s%.0f", (i > 1 ? " " : ""), $i }' <<<"${RPS[$k]}")" \
+        "$(awk -v t="${CPU[$k]}" -v h="$HZ" -v n="${REQ[$k]}" 'BEGIN { if (n > 0) printf "%.2f", t / h / n * 10000; else print "-" }')" \
+        "$(median 2 - <<<"${CORES[$k]}")" "${BAD[$k]}"
+    done
   done
 done
-echo "# CPU_s/10k: user+system CPU seconds of that proxy (nginx-direct: the origin) per 10,000 requests, over all rounds"
-echo "# cores_busy: median over the rounds of the whole machine's CPU (wrk, nginx, the proxy, all else; /proc/stat) over wrk's wall time, of nproc=$(nproc): below it with work left, requests wait for wake-ups, not for a CPU"
-echo "# capture: per rangetap run (in round order), exchanges in the capture minus (wrk requests + 1 curl check); +0..+$CONNS allowed (requests in flight when wrk stops)"
+[[ -z $MITM_WHY ]] || echo "# mitm not run: $MITM_WHY"
+echo "# CPU_s/10k: that proxy's CPU seconds (direct: the origin's) per 10,000 requests; cores_busy: the whole machine's CPU over the load's wall time, of $(nproc); bad: responses not 2xx (wrk), or not 200 with the object's size and HTTP version (curl)"
 echo
 printf '%-58s %-12s %-10s %s\n' target measured target result
-for size in "${SIZES[@]}"; do load_targets "$size" "" "$size"; done
-bad_non2xx=0 bad_body=0 bad_cap=0
-for size in "${SIZES[@]}"; do
-  for cfg in "${CONFIGS[@]}"; do
-    bad_non2xx=$((bad_non2xx + ${NON2XX[$cfg,$size]:-0}))
-    bad_body=$((bad_body + ${BODYBAD[$cfg,$size]:-0}))
-    bad_cap=$((bad_cap + ${CAPBAD[$cfg,$size]:-0}))
+for scheme in "${SCHEMES[@]}"; do
+  for size in "${SIZES[@]}"; do
+    for row in rangetap rangetap-nobodies; do
+      x=$(ratio "${MED[$scheme,$row,$size]}" "${MED[$scheme,nginx-proxy,$size]}")
+      target_row "$scheme $size $row / nginx-proxy" "${x}x" ">= 0.8x" "$(ge "$x" 0.8)"
+      if [[ -n $MITM_WHY ]]; then
+        target_row "$scheme $size $row / mitm" "-" ">= 5x" "not run"
+      else
+        x=$(ratio "${MED[$scheme,$row,$size]}" "${MED[$scheme,mitm,$size]}")
+        target_row "$scheme $size $row / mitm" "${x}x" ">= 5x" "$(ge "$x" 5)"
+      fi
+    done
+    [[ -n $MITM_WHY ]] || target_row "$scheme $size nginx-proxy / mitm (the reverse proxy itself)" \
+      "$(ratio "${MED[$scheme,nginx-proxy,$size]}" "${MED[$scheme,mitm,$size]}")x" "info" "-"
   done
 done
-target_row "wrk non-2xx/3xx responses, all runs" "$bad_non2xx" "0" "$([[ $bad_non2xx == 0 ]] && echo 1 || echo 0)"
-target_row "curl check after each run: status 200, exact bytes" "$bad_body bad" "0 bad" "$([[ $bad_body == 0 ]] && echo 1 || echo 0)"
-target_row "rangetap captures: exchanges = wrk + 1, +0..$CONNS; exit 0" "$bad_cap bad" "0 bad" "$([[ $bad_cap == 0 ]] && echo 1 || echo 0)"
-if [[ -n ${BENCH_AB_BASELINE:-} ]]; then
-  echo
-  echo "# A/B against BENCH_AB_BASELINE=$BENCH_AB_BASELINE (tools/bench-ab.sh)"
-  "$SCRIPT_DIR/bench-ab.sh" "$BENCH_AB_BASELINE" "$BIN" || FAILS=$((FAILS + 1))
-fi
-if ((FAILS)); then
-  echo "# $FAILS FAIL"
-  exit 1
-fi
+bad=0 body=0 cap=0
+for k in "${!BAD[@]}"; do bad=$((bad + BAD[$k])); done
+for k in "${!BODYBAD[@]}"; do body=$((body + BODYBAD[$k])); done
+for k in "${!CAPBAD[@]}"; do cap=$((cap + CAPBAD[$k])); done
+target_row "bad responses, all runs" "$bad" "0" "$((bad == 0))"
+target_row "check GET after each run: 200, exact bytes" "$body bad" "0 bad" "$((body == 0))"
+target_row "rangetap captures: a complete exchange per request; exit 0" "$cap bad" "0 bad" "$((cap == 0))"
+((FAILS == 0)) || { echo "# $FAILS FAIL"; exit 1; }
 echo "# all PASS"

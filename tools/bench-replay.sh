@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
-# Replays a 1 GiB synthetic capture (tools/make-synthetic-capture.py, 200 exchanges) through the
-# sparse cache and reports time and peak RSS against the disk's own speed measured in the same
-# run: copying body.bin once and reading it twice (replay reads the capture in both playbacks
-# and writes the cache once). Also a 64 MiB capture, to show memory does not grow with body size.
-# Env: RANGETAP (default .build/release/rangetap, built if missing), BENCH_TMPDIR (default /tmp).
+# bench-replay.sh — `rangetap replay --cache sparse` of a 1 GiB synthetic capture
+# (tools/make-synthetic-capture.py, 200 exchanges): time and peak RSS against the disk's own speed
+# in the same run, copying body.bin once and reading it twice (replay reads the capture in both
+# playbacks and writes the cache once). Also a 64 MiB capture: memory does not grow with body size.
+# Knobs: RANGETAP=BIN (else the release build), BENCH_KEEP_TMP=1, BENCH_TMPDIR.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${RANGETAP:-$root/.build/release/rangetap}
-[ -x "$bin" ] || (cd "$root" && swift build -c release --product rangetap >&2)
-work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/bench-replay.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-python3 "$root/tools/make-synthetic-capture.py" "$work/big.rtap" --exchanges 200 --bytes $((1 << 30)) --chunk 262144
-python3 "$root/tools/make-synthetic-capture.py" "$work/small.rtap" --exchanges 200 --bytes $((64 << 20)) --chunk 262144
-run() {  # label, command...
-  local label=$1; shift
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_script bench-replay
+release_binary
+python3 "$BENCH_TOOLS/make-synthetic-capture.py" "$T/big.rtap" --exchanges 200 --bytes $((1 << 30)) --chunk 262144
+python3 "$BENCH_TOOLS/make-synthetic-capture.py" "$T/small.rtap" --exchanges 200 --bytes $((64 << 20)) --chunk 262144
+run() { # run LABEL COMMAND...: sets LAST to its wall time
+  local label=$1 out
+  shift
   sync
-  out=$( { /usr/bin/env time -f "%e %M" "$@" > "$work/out.txt"; } 2>&1 | tail -1)
-  printf '%-40s %7.2f s  %7.1f MiB\n' "$label" "${out% *}" "$(echo "${out#* }/1024" | bc -l)"
-  echo "${out% *}" > "$work/last"
+  out=$({ /usr/bin/time -f "%e %M" "$@" >"$T/out.txt"; } 2>&1 | tail -n 1)
+  LAST=${out% *}
+  printf '%-40s %7s s  %7.1f MiB\n' "$label" "$LAST" "$(awk -v k="${out#* }" 'BEGIN { print k / 1024 }')"
 }
-run "baseline: cp body.bin + read it twice" sh -c "cp '$work/big.rtap/body.bin' '$work/copy.bin' && cat '$work/big.rtap/body.bin' '$work/big.rtap/body.bin' > /dev/null && rm '$work/copy.bin'"
-base=$(cat "$work/last")
-run "rangetap replay --cache sparse, 1 GiB" "$bin" replay "$work/big.rtap" --cache sparse --cache-dir "$work/cache"
-t=$(cat "$work/last"); tail -1 "$work/out.txt"; rm -rf "$work/cache"
-run "rangetap replay --cache sparse, 64 MiB" "$bin" replay "$work/small.rtap" --cache sparse --cache-dir "$work/cache2"
-printf 'replay / disk baseline: %.2fx\n' "$(echo "$t/$base" | bc -l)"
+run "baseline: cp body.bin + read it twice" sh -c 'cp "$1/body.bin" "$2" && cat "$1/body.bin" "$1/body.bin" >/dev/null && rm "$2"' sh "$T/big.rtap" "$T/copy.bin"
+base=$LAST
+run "rangetap replay --cache sparse, 1 GiB" "$BIN" replay "$T/big.rtap" --cache sparse --cache-dir "$T/cache"
+t=$LAST
+tail -n 1 "$T/out.txt"
+rm -rf "$T/cache"
+run "rangetap replay --cache sparse, 64 MiB" "$BIN" replay "$T/small.rtap" --cache sparse --cache-dir "$T/cache2"
+echo "replay / disk baseline: $(ratio "$t" "$base")x"

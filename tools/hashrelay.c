@@ -1,5 +1,6 @@
 /*
- * hashrelay.c — the least work a recording relay can do, as a baseline for tools/bench-proxy.sh.
+ * hashrelay.c — the least work a recording relay can do, as a baseline for tools/bench-proxy.sh
+ * and tools/bench-ab.sh.
  *
  * A TCP relay like `socat -b 262144 TCP-LISTEN:P,fork TCP:127.0.0.1:U` (a process per connection,
  * 256 KiB reads) that also does what rangetap's capture writer does with every byte coming back
@@ -9,14 +10,13 @@
  * the hashing thread falls behind, as rangetap's upstream thread waits for its writer's backlog.
  *
  * No parsing, no events, no libcurl: on a given machine, no recording proxy that hashes every body
- * byte on its way through can be faster than this, so bench-proxy.sh prints rangetap's MB/s and
+ * byte on its way through can be faster than this, so the benchmarks print rangetap's MB/s and
  * CPU against it as well as against socat.
  *
  * Build: cc -O2 -pthread -o hashrelay hashrelay.c -lcrypto
- * Usage: hashrelay LISTEN_PORT UPSTREAM_PORT [--bodies DIR] [--no-hash]
+ * Usage: hashrelay LISTEN_PORT UPSTREAM_PORT [--bodies DIR]
  *   Listens on 127.0.0.1:LISTEN_PORT, relays each connection to 127.0.0.1:UPSTREAM_PORT.
- *   Each connection's child prints `sha256 HEX bytes N` and `cpu_s S` (its user + system CPU) to
- *   stderr when it ends.
+ *   Each connection's child prints `sha256 HEX bytes N` to stderr when it ends.
  *   Exits on SIGTERM/SIGINT (children end with their connections).
  */
 #define _GNU_SOURCE
@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,7 +41,6 @@
 
 static int upstream_port;
 static const char *bodies_dir;
-static int hashing = 1;
 
 struct slot { char *data; size_t len; };
 static struct slot slots[SLOTS];
@@ -64,7 +62,7 @@ static void *consume(void *arg) {
         if (tail == head) { pthread_mutex_unlock(&lock); break; }
         struct slot s = slots[tail % SLOTS];
         pthread_mutex_unlock(&lock);
-        if (hashing) EVP_DigestUpdate(ctx, s.data, s.len);
+        EVP_DigestUpdate(ctx, s.data, s.len);
         for (size_t off = 0; out >= 0 && off < s.len;) {
             ssize_t n = write(out, s.data + off, s.len - off);
             if (n < 0 && errno == EINTR) continue;
@@ -83,7 +81,7 @@ static void *consume(void *arg) {
     EVP_MD_CTX_free(ctx);
     fprintf(stderr, "sha256 ");
     for (unsigned i = 0; i < mdlen; i++) fprintf(stderr, "%02x", md[i]);
-    fprintf(stderr, " bytes %llu%s\n", total, hashing ? "" : " (not hashed)");
+    fprintf(stderr, " bytes %llu\n", total);
     return NULL;
 }
 
@@ -147,9 +145,6 @@ static void serve(int client) {
     pthread_cond_signal(&filled);
     pthread_mutex_unlock(&lock);
     pthread_join(consumer, NULL);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    fprintf(stderr, "cpu_s %.3f\n", ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
     if (out >= 0) close(out);
     close(up);
     close(client);
@@ -164,14 +159,13 @@ static void reap(int sig) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: hashrelay LISTEN_PORT UPSTREAM_PORT [--bodies DIR] [--no-hash]\n");
+        fprintf(stderr, "usage: hashrelay LISTEN_PORT UPSTREAM_PORT [--bodies DIR]\n");
         return 2;
     }
     int listen_port = atoi(argv[1]);
     upstream_port = atoi(argv[2]);
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "--bodies") && i + 1 < argc) bodies_dir = argv[++i];
-        else if (!strcmp(argv[i], "--no-hash")) hashing = 0;
         else { fprintf(stderr, "hashrelay: unknown argument %s\n", argv[i]); return 2; }
     }
     if (listen_port <= 0 || listen_port > 65535 || upstream_port <= 0 || upstream_port > 65535) {
@@ -179,7 +173,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     /* Children are reaped (not left to the kernel with SIG_IGN), so that their CPU time is added
-     * to this process's cutime/cstime, where bench-proxy.sh's sampler reads it. */
+     * to this process's cutime/cstime, where the benchmarks read it (cpu_ticks, tools/bench-lib.sh). */
     struct sigaction sa = { .sa_handler = reap };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGCHLD, &sa, NULL);

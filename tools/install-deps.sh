@@ -10,8 +10,8 @@
 #         that Chromium trusts the test CA through an NSS database), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
 #         patchelf, binutils and man-db (the suite builds the .deb with tools/package-deb.sh, which
 #         strips the binary, and reads its man pages).
-# Benchmark baselines (socat, tinyproxy, mitmproxy) are installed by the tools/bench-*.sh that use
-# them, not here.
+# Benchmark baselines (socat, tinyproxy, mitmproxy) are not installed here: the tools/bench-*.sh
+# use them with BENCH_INSTALL=1 (without it, their rows say why they were not run).
 #
 # nginx's Debian package may start a system instance on port 80 when it is installed: nothing here
 # uses it or minds it. The tests and the demo run their own nginx (no daemon, no master process)

@@ -1,4 +1,4 @@
-# Sourced by the benchmarks that serve over TLS (bench-proxy.sh, bench-conns.sh, bench-load-tls.sh);
+# Sourced by the benchmarks that serve over TLS (bench-proxy.sh, bench-conns.sh, bench-load.sh);
 # needs openssl, and the sourcing script's `die`.
 
 # origin_certificates DIR NAME: a test CA (DIR/origin-ca.pem) and a server certificate for nginx

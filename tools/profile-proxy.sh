@@ -30,98 +30,27 @@
 #
 # Usage:
 #   tools/profile-proxy.sh                          # 64 MiB, both modes
-#   PROFILE_SIZE_MB=16 PROFILE_MODES=bodies tools/profile-proxy.sh
-#   PROFILE_PERF=1 tools/profile-proxy.sh           # also a native perf profile (if perf works)
-# Environment:
-#   PROFILE_SIZE_MB (64)             size of the fetched file, MiB
-#   PROFILE_MODES ("bodies no-bodies")
-#   PROFILE_TOP (15)                 functions listed by exclusive Ir
-#   PROFILE_PERF (0)                 1: also perf record -e cpu-clock (native run, PROFILE_PERF_SIZE_MB)
-#   PROFILE_PERF_SIZE_MB (512)       file size of the native perf run (it is ~50x faster)
-#   RANGETAP                         rangetap binary (default <repo>/.build/release/rangetap, built
-#                                    with `swift build -c release --product rangetap -Xswiftc -g`
-#                                    if missing and RANGETAP is unset)
-#   PROFILE_KEEP=DIR                 copy the callgrind files and annotations to DIR
-#   PROFILE_CURL_MAX_TIME (900)      limit of one GET under callgrind, seconds
-# Progress goes to stderr, the report to stdout.
+#   PROFILE_SIZE_MB=16 PROFILE_MODES=bodies PROFILE_KEEP=/tmp/prof tools/profile-proxy.sh
+#   PROFILE_PERF=1 tools/profile-proxy.sh           # also a native perf profile of a 512 MiB GET
+# Knobs: PROFILE_SIZE_MB (64), PROFILE_MODES ("bodies no-bodies"), PROFILE_PERF=1, PROFILE_KEEP=DIR
+# (the callgrind files and annotations copied there), RANGETAP=BIN (else the release build: its
+# symbol table names the functions), BENCH_TMPDIR. Progress on stderr, the report on stdout.
 set -euo pipefail
+# shellcheck source=tools/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+bench_script profile-proxy
 
-SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
-# shellcheck source=tools/lib.sh
-source "$SCRIPT_DIR/lib.sh"
-
-SIZE_MB=${PROFILE_SIZE_MB:-64}
-MODES=${PROFILE_MODES:-"bodies no-bodies"}
-TOP=${PROFILE_TOP:-15}
-PERF=${PROFILE_PERF:-0}
-PERF_SIZE_MB=${PROFILE_PERF_SIZE_MB:-512}
-CURL_MAX=${PROFILE_CURL_MAX_TIME:-900}
-[[ $SIZE_MB =~ ^[0-9]+$ && $SIZE_MB -ge 1 && $SIZE_MB -le 4096 ]] || { echo "PROFILE_SIZE_MB must be 1..4096" >&2; exit 2; }
-[[ $PERF_SIZE_MB =~ ^[0-9]+$ && $PERF_SIZE_MB -ge 1 && $PERF_SIZE_MB -le 8192 ]] || { echo "PROFILE_PERF_SIZE_MB must be 1..8192" >&2; exit 2; }
-[[ $TOP =~ ^[0-9]+$ && $TOP -ge 1 ]] || { echo "PROFILE_TOP must be a positive integer" >&2; exit 2; }
-for m in $MODES; do [[ $m == bodies || $m == no-bodies ]] || { echo "PROFILE_MODES: unknown mode $m" >&2; exit 2; }; done
-
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-
-log() { printf '[profile %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-for tool in valgrind callgrind_annotate callgrind_control objcopy cc curl python3; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (apt-get install -y valgrind binutils gcc curl python3)"
+SIZE_MB=${PROFILE_SIZE_MB:-64} MODES=${PROFILE_MODES:-"bodies no-bodies"} PERF=${PROFILE_PERF:-0}
+TOP=15 PERF_SIZE_MB=512
+[[ $SIZE_MB =~ ^[0-9]+$ && $SIZE_MB -ge 1 && $SIZE_MB -le 4096 ]] || die "PROFILE_SIZE_MB must be 1..4096"
+for m in $MODES; do [[ $m == bodies || $m == no-bodies ]] || die "PROFILE_MODES: bodies and/or no-bodies, not $m"; done
+for tool in valgrind callgrind_annotate callgrind_control objcopy cc; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (apt-get install -y valgrind binutils gcc)"
 done
-NGINX=/usr/sbin/nginx; [[ -x $NGINX ]] || NGINX=$(command -v nginx) || die "nginx is missing (apt-get install -y nginx-light)"
+need_origin_tools
 if command -v swift-demangle >/dev/null 2>&1; then DEMANGLE=(swift-demangle --simplified); else DEMANGLE=(cat); fi
-
-# ---------------------------------------------------------------- rangetap binary
-if [[ -n ${RANGETAP:-} ]]; then
-  RT_BIN=$RANGETAP
-else
-  RT_BIN="$REPO_DIR/.build/release/rangetap"
-  if [[ ! -x $RT_BIN ]]; then
-    log "building rangetap (swift build -c release --product rangetap -Xswiftc -g)"
-    swift build -c release --product rangetap -Xswiftc -g --package-path "$REPO_DIR" >&2
-  fi
-fi
-[[ -x $RT_BIN ]] || die "no rangetap binary at $RT_BIN"
-
-# ---------------------------------------------------------------- temp dir / own processes
-T=$(mktemp -d "${TMPDIR:-/tmp}/profile-proxy.XXXXXX")
-PIDS=()
-running() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null || true); [[ -n $st && $st != Z* ]]; }
-# stop_pid PID SIGNAL TENTHS: signal, wait up to TENTHS/10 s, then SIGKILL; only PIDs started here
-stop_pid() {
-  local pid=$1 sig=$2 tenths=$3 i
-  if running "$pid"; then
-    kill "-$sig" "$pid" 2>/dev/null || true
-    for ((i = 0; i < tenths; i++)); do running "$pid" || break; sleep 0.1; done
-    if running "$pid"; then log "pid $pid did not stop after SIG$sig: SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  wait "$pid" 2>/dev/null || true
-  local keep=() p
-  for p in "${PIDS[@]}"; do [[ $p == "$pid" ]] || keep+=("$p"); done
-  PIDS=("${keep[@]}")
-}
-cleanup() {
-  local rc=$? i
-  trap - EXIT INT TERM
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}" TERM 50; done
-  rm -rf "$T"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# wait_listen PORT PID TENTHS: until 127.0.0.1:PORT accepts, or PID is gone, or time is up
-wait_listen() {
-  local i
-  for ((i = 0; i < $3; i++)); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    running "$2" || return 1
-    sleep 0.1
-  done
-  return 1
-}
+release_binary
+RT_BIN=$BIN
 
 # ---------------------------------------------------------------- valgrind workarounds
 valgrind_prepare "$RT_BIN" "$T" || die "could not prepare $RT_BIN for valgrind (objcopy, cc)"
@@ -132,10 +61,9 @@ head -c $((SIZE_MB << 20)) /dev/urandom >"$T/www/big.bin"
 head -c $((256 << 10)) /dev/urandom >"$T/www/warm.bin"
 BIG_BYTES=$((SIZE_MB << 20))
 NGINX_PORT=$(free_port)
-write_nginx_conf "$T/nginx" "$NGINX_PORT" "$T/www" "sendfile on;"
-"$NGINX" -c "$T/nginx/nginx.conf" -p "$T/nginx" -e "$T/nginx/error.log" &
-NGINX_PID=$!; PIDS+=("$NGINX_PID")
-wait_listen "$NGINX_PORT" "$NGINX_PID" 100 || die "nginx did not start: $(tail -n 3 "$T/nginx/error.log" 2>/dev/null)"
+NGINX_MAIN="master_process off;"
+nginx_conf origin "$NGINX_PORT" "sendfile on;" ""
+start_nginx origin "$NGINX_PORT"
 
 # chunks CAPTURE EX: "N chunk events, mean SIZE B" of exchange EX (one body.bin write(2) each)
 chunks() {
@@ -215,21 +143,20 @@ for mode in $MODES; do
   out="$T/callgrind.$mode"
   flags=(); [[ $mode == no-bodies ]] && flags=(--no-bodies)
   log "$mode: starting rangetap under callgrind on 127.0.0.1:$port"
-  LD_PRELOAD="$T/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "$T/rangetap" record --listen "127.0.0.1:$port" -o "$T/cap-$mode.rtap" --ca-dir "$T/ca" "${flags[@]}" \
-    >"$T/rangetap-$mode.log" 2>&1 &
-  rt_pid=$!; PIDS+=("$rt_pid")
-  wait_listen "$port" "$rt_pid" 6000 || die "$mode: rangetap did not listen: $(tail -n 5 "$T/rangetap-$mode.log")"
+  spawn "$T/rangetap-$mode.log" env LD_PRELOAD="$T/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file="$out" \
+    "$T/rangetap" record --listen "127.0.0.1:$port" -o "$T/cap-$mode.rtap" --ca-dir "$T/ca" "${flags[@]}"
+  rt_pid=$SPAWNED
+  listening "$port" "$rt_pid" 600 || die "$mode: rangetap did not listen: $(tail -n 5 "$T/rangetap-$mode.log")"
   curl -sS -x "http://127.0.0.1:$port" --max-time 300 -o /dev/null "http://127.0.0.1:$NGINX_PORT/warm.bin" ||
     die "$mode: warm-up GET failed"
   callgrind_control -z "$rt_pid" >/dev/null 2>&1 || die "$mode: callgrind_control -z failed"
   log "$mode: measured GET of $SIZE_MB MiB"
-  got=$(curl -sS -x "http://127.0.0.1:$port" --max-time "$CURL_MAX" -o /dev/null -w '%{size_download} %{time_total}' \
+  got=$(curl -sS -x "http://127.0.0.1:$port" --max-time 900 -o /dev/null -w '%{size_download} %{time_total}' \
         "http://127.0.0.1:$NGINX_PORT/big.bin") || die "$mode: measured GET failed"
   [[ ${got%% *} == "$BIG_BYTES" ]] || die "$mode: got ${got%% *} bytes, expected $BIG_BYTES"
   log "$mode: $got (bytes, seconds under callgrind); dumping"
   callgrind_control -d "$rt_pid" >/dev/null 2>&1 || die "$mode: callgrind_control -d failed"
-  stop_pid "$rt_pid" INT 1200
+  stop "$rt_pid" INT 120
   dump=""
   for f in "$out".[0-9]*; do if [[ -f $f && ( -z $dump || $f -nt $dump ) ]]; then dump=$f; fi; done
   [[ -n $dump ]] || die "$mode: no callgrind dump"
@@ -257,17 +184,17 @@ if [[ $PERF == 1 ]]; then
     for mode in $MODES; do
       port=$(free_port)
       flags=(); [[ $mode == no-bodies ]] && flags=(--no-bodies)
-      "$RT_BIN" record --listen "127.0.0.1:$port" -o "$T/perfcap-$mode.rtap" --ca-dir "$T/ca" "${flags[@]}" >"$T/perf-rt-$mode.log" 2>&1 &
-      rt_pid=$!; PIDS+=("$rt_pid")
-      wait_listen "$port" "$rt_pid" 300 || die "perf $mode: rangetap did not listen"
+      serve "$port" "$T/perf-rt-$mode.log" "$RT_BIN" record --listen "127.0.0.1:$port" -o "$T/perfcap-$mode.rtap" --ca-dir "$T/ca" "${flags[@]}" ||
+        die "perf $mode: rangetap did not listen"
+      rt_pid=$SPAWNED
       curl -sS -x "http://127.0.0.1:$port" -o /dev/null "http://127.0.0.1:$NGINX_PORT/warm.bin"
-      perf record -e cpu-clock -F 2999 -p "$rt_pid" -o "$T/perf-$mode.data" >/dev/null 2>&1 &
-      perf_pid=$!; PIDS+=("$perf_pid")
+      spawn /dev/null perf record -e cpu-clock -F 2999 -p "$rt_pid" -o "$T/perf-$mode.data"
+      perf_pid=$SPAWNED
       sleep 1
       log "perf $mode: native GET of $PERF_SIZE_MB MiB"
       curl -sS -x "http://127.0.0.1:$port" --max-time 300 -o /dev/null "http://127.0.0.1:$NGINX_PORT/perf.bin" || die "perf $mode: GET failed"
-      stop_pid "$perf_pid" INT 300
-      stop_pid "$rt_pid" INT 300
+      stop "$perf_pid" INT 30
+      stop "$rt_pid" INT 30
       pchunks=$(chunks "$T/perfcap-$mode.rtap" 2)
       perf report -i "$T/perf-$mode.data" --no-children --sort dso,sym --stdio 2>/dev/null |
         awk -v n="$TOP" '/^ +[0-9.]+%/ && ++k <= n' | "${DEMANGLE[@]}" | cut -c1-160 >"$T/perf-$mode.txt"
@@ -288,7 +215,7 @@ fi
 # ---------------------------------------------------------------- report
 echo "# rangetap record under callgrind  $(date -u +%Y-%m-%dT%H:%M:%SZ)  host=$(uname -n) cores=$(nproc) kernel=$(uname -r)"
 echo "# cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)  $(valgrind --version)  nginx $("$NGINX" -v 2>&1 | sed 's/.*version: //')  $(curl --version | awk 'NR==1 { print $1 " " $2 }')"
-echo "# rangetap $RT_BIN$([[ -n ${RANGETAP:-} ]] && echo " (RANGETAP)")  repo HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?')  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# rangetap $RT_BIN  repo HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?')  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# file: $SIZE_MB MiB random ($BIG_BYTES B), plain HTTP, curl -x -> rangetap -> nginx; counters zeroed after a warm-up GET"
 for r in "${REPORTS[@]}"; do
   IFS='|' read -r mode ex in <<<"$r"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the suites of the built test binary in separate processes, several at a time.
 
-Each suite runs alone in its own process (`--no-parallel`), exactly as `swift test --no-parallel`
+Each suite runs in its own process (`--no-parallel`), exactly as `swift test --no-parallel`
 would run it, so a suite that starts servers or counts its own descriptors sees only itself; the
 processes run side by side, longest first, so the run takes about as long as its longest share.
 The number of suites and tests run is printed, and a suite that fails has its whole output shown.
@@ -96,6 +96,8 @@ def main():
     parser.add_argument("--filter", default=".", help="regular expression a suite's Module.Suite must match")
     parser.add_argument("--skip", help="regular expression of suites to leave out")
     parser.add_argument("--jobs", type=int, default=4, help="suites run at once (default 4)")
+    parser.add_argument("--alone", help="regular expression of suites that run after the others, one at a time "
+                        "(they measure their own process's descriptors, memory or page faults)")
     parser.add_argument("--binary", default=BINARY)
     parser.add_argument("--logs", default=os.path.join(ROOT, ".build", "suite-logs"))
     args = parser.parse_args()
@@ -108,7 +110,8 @@ def main():
         sys.exit(f"run-suites: no suite matches --filter {args.filter!r}")
     os.makedirs(args.logs, exist_ok=True)
     times = read_times()
-    queue = sorted(suites, key=lambda s: -times.get(s, 30.0))
+    alone = [s for s in suites if args.alone and re.search(args.alone, s)]
+    queue = sorted((s for s in suites if s not in alone), key=lambda s: -times.get(s, 30.0))
     lock = threading.Lock()
     results = {}
     start = time.monotonic()
@@ -130,6 +133,9 @@ def main():
         t.start()
     for t in threads:
         t.join()
+    # Then the suites that must have the machine to themselves, one after another.
+    queue.extend(alone)
+    worker()
 
     write_times({s: r[2] for s, r in results.items()})
     failed = [s for s, r in results.items() if not r[0]]

@@ -4,7 +4,8 @@
 #   1. the fast tier: pure logic, parsers, state machines and EmbeddedChannel pipelines (no
 #      subprocess, no listening socket), in one process, tests in parallel;
 #   2. the integration tier: real peers (curl, ffmpeg, nginx, Chromium, Python origins) on
-#      127.0.0.1, each suite in its own process, several suites at a time (tools/run-suites.py);
+#      127.0.0.1, each suite in its own process, several suites at a time (tools/run-suites.py),
+#      then the suites that measure their own process, one at a time;
 # then renders the HTML report in a real headless Chromium. docs/testing.md has the details.
 #
 # Usage: tools/test.sh [--fast]
@@ -43,7 +44,11 @@ echo "test.sh: fast tier passed in $((fast_done - built)) s (build $((built - st
 $fast_only && exit 0
 
 # The integration tier: one process per suite, TEST_JOBS at a time, longest first.
-tools/run-suites.py --filter '^RangeTapIntegrationTests\.' --jobs "${TEST_JOBS:-4}"
+# The suites that measure their own process (descriptors by the thousand, memory, page faults)
+# or count flow events (HTTP2ResumeTests: pauses after a resume)
+# run after the others, one at a time, so the load of the others does not move their figures.
+alone='(ConnectionBurst|TLSConnectionBurst|IdleTLSConnectionMemory|MallocTuning|HTTP2Resume)Tests'
+tools/run-suites.py --filter '^RangeTapIntegrationTests\.' --alone "$alone" --jobs "${TEST_JOBS:-4}"
 # The HTML report, rendered in a real headless Chromium.
 tools/check-html.sh captures/avplayer-nginx.rtap "$(mktemp -d)/waterfall.png"
 echo "test.sh: build $((built - started)) s, fast tier $((fast_done - built)) s," \

@@ -98,7 +98,7 @@ extension HeaderLine {
     private static func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) }
 
     /// A `tchar` of RFC 9110 §5.6.2.
-    static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
+    public static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
         c.isASCII && HeaderByte.isToken(UInt8(c.value))
     }
 }

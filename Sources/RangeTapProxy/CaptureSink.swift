@@ -2,7 +2,8 @@ import NIOCore
 import RangeTapCore
 
 /// Where the proxy's events go: the capture's ``CaptureWriter``, or a log in memory in the
-/// handler tests. Any thread; never blocks on disk.
+/// handler tests. Any thread; an event is queued at once, a chunk waits only when the writer's
+/// backlog of body bytes is past its limit (``CaptureWriter``).
 protocol CaptureSink: AnyObject, Sendable {
     /// Records one event.
     func record(_ event: CaptureEvent)

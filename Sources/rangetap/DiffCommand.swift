@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 
 /// `rangetap diff`: two playbacks of the same content side by side.
@@ -42,7 +43,7 @@ struct DiffCommand: ParsableCommand {
     /// The analysis of the capture at `path`; exits 2 naming the file when it cannot be read.
     private func analysis(_ path: String) throws -> CaptureAnalysis {
         do {
-            return try CaptureAnalysis.analyze(path: path)
+            return try MediaAnalysis.analyze(path: path)
         } catch {
             let message = "\(error)"
             StandardError().write("rangetap: " + (message.contains(path) ? message : "\(path): \(message)"))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapProxy
 import RangeTapReport
 
@@ -52,7 +53,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         do {
             // Chunks only for what draws or lists them.
-            let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: harPath != nil || htmlPath != nil)
+            let analysis = try MediaAnalysis.analyze(path: capture, keepChunks: harPath != nil || htmlPath != nil)
             var written: [String] = []
             if let harPath {
                 let bodies = try HARBody.read(analysis, from: CaptureReader(path: capture), maxBytes: maxBodyBytes())

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RangeTapSystem
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 
 /// `rangetap inspect`: how a player fetched, what the server answered, what is wrong.
@@ -93,7 +94,7 @@ struct InspectCommand: AsyncParsableCommand {
         let analysis: CaptureAnalysis
         do {
             // The waterfall needs every chunk; text and JSON do not (memory stays flat).
-            analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: html != nil).filtered(try filter)
+            analysis = try MediaAnalysis.analyze(path: capture, keepChunks: html != nil).filtered(try filter)
             if let html {
                 try HTMLReport.write(analysis: analysis, to: html, title: capture)
                 StandardError().write("rangetap: wrote \(html)")

@@ -1,4 +1,5 @@
 import RangeTapCore
+import RangeTapProxy
 
 /// `record`'s player-lab flags (`--fault`, `--faults`, `--shape`, `--shape-trace`) turned into
 /// rules and a link, with errors that name the flag.

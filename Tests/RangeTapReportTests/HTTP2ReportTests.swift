@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
     {
         let capture = try HTTP2MixedCapture(lines: lines)
         defer { capture.remove() }
-        return try CaptureAnalysis.analyze(path: capture.path, keepChunks: keepChunks)
+        return try MediaAnalysis.analyze(path: capture.path, keepChunks: keepChunks)
     }
 
     private func record(_ a: CaptureAnalysis, _ id: Int) throws -> ExchangeRecord {
@@ -141,7 +142,7 @@ import Testing
     @Test func httpOneCapturesRenderWithoutHTTP2Marks() throws {
         let capture = try HostileTextCapture()
         defer { capture.remove() }
-        let a = try CaptureAnalysis.analyze(path: capture.path)
+        let a = try MediaAnalysis.analyze(path: capture.path)
         let text = TimelineText(colour: false).render(a)
         #expect(!text.contains("HTTP/2") && !text.contains(" streams"))
         let html = HTMLReport.render(a)

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 @testable import RangeTapReport
 import RangeTapTestSupport
 import Testing
@@ -13,7 +14,7 @@ import Testing
     func everyRenderingCompletes(_ exchanges: [HostileCapture.Exchange]) throws {
         let capture = try HostileCapture(exchanges)
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path, keepChunks: true)
+        let analysis = try MediaAnalysis.analyze(path: capture.path, keepChunks: true)
         #expect(analysis.exchanges.count == exchanges.count)
 
         let text = TimelineText(colour: false).render(analysis)
@@ -29,7 +30,7 @@ import Testing
     @Test func bytesPastTheLargestOffsetAreAFindingNotASpan() throws {
         let capture = try HostileCapture([.far])
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path)
+        let analysis = try MediaAnalysis.analyze(path: capture.path)
         let e = try #require(analysis.exchanges.first)
         #expect(e.resourceSpan == nil)
         #expect(
@@ -41,7 +42,7 @@ import Testing
     @Test func aLengthNearInt64MaxLabelsTheAxis() throws {
         let capture = try HostileCapture([.huge])
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path, keepChunks: true)
+        let analysis = try MediaAnalysis.analyze(path: capture.path, keepChunks: true)
         #expect(analysis.resources.first?.length == Int64.max)
         let html = HTMLReport.render(analysis)
         #expect(html.contains("9223372036854775807 B"))

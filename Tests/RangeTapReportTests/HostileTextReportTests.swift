@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
     @Test func inspectTextEscapesControlsAndRedactsURLPasswords() throws {
         let capture = try HostileTextCapture()
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path)
+        let analysis = try MediaAnalysis.analyze(path: capture.path)
         for colour in [false, true] {
             var text = TimelineText(colour: colour).render(analysis)
             // rangetap's own colours are the only escape sequences left.
@@ -47,7 +48,7 @@ import Testing
     @Test func harAndHTMLCarryNoURLPassword() throws {
         let capture = try HostileTextCapture()
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path)
+        let analysis = try MediaAnalysis.analyze(path: capture.path)
         let har = String(decoding: HARExport.render(analysis), as: UTF8.self)
         #expect(!har.contains("hunter2"))
         #expect(har.contains("user:<redacted>@127.0.0.1:8081"))
@@ -62,7 +63,7 @@ import Testing
     @Test func keepSecretsCapturesKeepTheirPasswords() throws {
         let capture = try HostileTextCapture(redacted: false)
         defer { capture.remove() }
-        let analysis = try CaptureAnalysis.analyze(path: capture.path)
+        let analysis = try MediaAnalysis.analyze(path: capture.path)
         #expect(analysis.exchanges.first?.record.url == "http://user:hunter2@127.0.0.1:8081/a\u{1B}[2J.mp4")
         // Still escaped for the terminal.
         expectNoControls(try CaptureSummaryReport(path: capture.path).text)

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 import RangeTapTestSupport
 import Testing
@@ -13,7 +14,7 @@ import Testing
     private func analysis(lines: [String] = LabCapture.lines, keepChunks: Bool = false) throws -> CaptureAnalysis {
         let capture = try LabCapture(lines: lines)
         defer { capture.remove() }
-        return try CaptureAnalysis.analyze(path: capture.path, keepChunks: keepChunks)
+        return try MediaAnalysis.analyze(path: capture.path, keepChunks: keepChunks)
     }
 
     private func json(_ a: CaptureAnalysis) throws -> Object {
@@ -96,7 +97,7 @@ import Testing
 
     @Test(arguments: ["avplayer-nginx", "ffmpeg-moov-at-end", "curl-ranges", "python-http-server"])
     func samplesWithoutLabEventsRenderAsTheirGoldens(_ name: String) throws {
-        let a = try CaptureAnalysis.analyze(path: Paths.root + "/captures/\(name).rtap")
+        let a = try MediaAnalysis.analyze(path: Paths.root + "/captures/\(name).rtap")
         let text = try String(contentsOfFile: Paths.root + "/captures/golden/\(name).inspect.txt", encoding: .utf8)
         #expect(TimelineText(colour: false).render(a) == text)
         let json = try Data(contentsOf: URL(fileURLWithPath: Paths.root + "/captures/golden/\(name).inspect.json"))

@@ -15,7 +15,7 @@ public struct CaptureAnalysis: Sendable {
         /// Bytes of this response already fetched by earlier exchanges.
         public var refetchedBytes: Int64
         /// What the exchange fetched in media terms (segment, rendition, media time), when the
-        /// capture's playlists, manifests or MP4 index tell (``MediaMap``); nil otherwise.
+        /// capture's playlists, manifests or MP4 index tell (RangeTapMedia's `MediaMap`); nil otherwise.
         public var media: MediaSpan? = nil
     }
 
@@ -99,8 +99,10 @@ public struct CaptureAnalysis: Sendable {
     /// empty when the link was not shaped.
     public var shapes: [ShapeEvent] = []
 
-    /// Analyses the capture at `path`. With `keepChunks`, each record keeps its chunk events
-    /// (for waterfalls and HAR); without, memory stays independent of the number of chunks.
+    /// Analyses the capture at `path`: its events, and the multipart bodies when bodies were
+    /// recorded. With `keepChunks`, each record keeps its chunk events (for waterfalls and HAR);
+    /// without, memory stays independent of the number of chunks. What the exchanges fetched in
+    /// media terms is RangeTapMedia's `MediaAnalysis.analyze`, which starts from this.
     public static func analyze(path: String, keepChunks: Bool = false) throws -> CaptureAnalysis {
         let reader = try CaptureReader(path: path)
         var builder = CaptureAnalysisBuilder(header: reader.header, keepChunks: keepChunks)
@@ -116,25 +118,31 @@ public struct CaptureAnalysis: Sendable {
                 found.markInjected(by: analysis.exchanges[i].record.faultRules)
                 analysis.exchanges[i].findings += found
             }
-            let media = MediaMap.build(analysis, reader: reader)
-            if !media.spans.isEmpty || !media.findings.isEmpty {
-                for i in analysis.exchanges.indices {
-                    analysis.exchanges[i].media = media.spans[analysis.exchanges[i].record.id]
-                }
-                var byExchange = Dictionary(
-                    grouping: media.findings + MediaFindings.findings(analysis.exchanges, map: media)
-                ) { $0.exchange ?? 0 }
-                for i in analysis.exchanges.indices {
-                    guard var found = byExchange.removeValue(forKey: analysis.exchanges[i].record.id) else { continue }
-                    found.markInjected(by: analysis.exchanges[i].record.faultRules)
-                    analysis.exchanges[i].findings += found
-                }
-                analysis.findings += byExchange.values.flatMap { $0 }
-            }
         }
-        // Findings made from the bodies (multipart parts, media) count in the summary too.
+        // Findings made from the bodies (multipart parts) count in the summary too.
         analysis.summary = analysis.summarized()
         return analysis
+    }
+
+    /// Sets what each exchange fetched in media terms (RangeTapMedia's `MediaAnalysis`), by
+    /// exchange id; exchanges not in `spans` get none.
+    public mutating func setMedia(_ spans: [Int: MediaSpan]) {
+        for i in exchanges.indices { exchanges[i].media = spans[exchanges[i].record.id] }
+    }
+
+    /// Adds findings a pass over the bodies made (RangeTapMedia's `MediaAnalysis`): each with its
+    /// exchange (marked injected when a fault rule touched that exchange) or with the capture's;
+    /// the summary counts them.
+    public mutating func addBodyFindings(_ found: [Finding]) {
+        guard !found.isEmpty else { return }
+        var byExchange = Dictionary(grouping: found) { $0.exchange ?? 0 }
+        for i in exchanges.indices {
+            guard var mine = byExchange.removeValue(forKey: exchanges[i].record.id) else { continue }
+            mine.markInjected(by: exchanges[i].record.faultRules)
+            exchanges[i].findings += mine
+        }
+        findings += byExchange.values.flatMap { $0 }
+        summary = summarized()
     }
 
     /// Every finding, exchange ones first in exchange order, then the others.

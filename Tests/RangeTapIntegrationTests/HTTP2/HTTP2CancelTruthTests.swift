@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapProxy
 import RangeTapTestSupport
 import Testing
@@ -151,7 +152,7 @@ struct HTTP2CancelTruthTests {
             "read \(out.read), delivered \(delivered), receive buffer \(out.rcvbuf)")
         #expect(cancelled.bytesConsumed == 0, "no WINDOW_UPDATE for the stream: consumed stays 0, beside delivered")
         // inspect: the second stream is a seek from where the first one's delivered bytes ended.
-        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         let second = try #require(analysis.exchanges.first { $0.record.id == exchanges[1].id })
         #expect(second.findings.contains { $0.code == FindingCode.seek.rawValue }, "\(second.findings.map(\.message))")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 import RangeTapTestSupport
 import Testing
@@ -58,7 +59,7 @@ import Testing
     }
 
     @Test func valueOfACaptureAgainstItself() throws {
-        let analysis = try CaptureAnalysis.analyze(path: Paths.root + "/captures/curl-ranges.rtap")
+        let analysis = try MediaAnalysis.analyze(path: Paths.root + "/captures/curl-ranges.rtap")
         let d = CaptureDiff(analysis, analysis, pathA: "a", pathB: "a")
         #expect(d.identical)
         #expect(d.metric("bytesFetched")?.a == Double(analysis.summary.bytesFetched))

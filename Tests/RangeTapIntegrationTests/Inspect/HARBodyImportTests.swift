@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapReport
 import RangeTapTestSupport
 import Testing
@@ -40,7 +41,7 @@ import Testing
         let r = try runCommand(Paths.rangetap, ["export", Self.sample, "--har", dir + "/a.har"], directory: Paths.root)
         #expect(r.status == 0, "\(r.stderr)")
         let expected = try clientBodies(Paths.root + "/" + Self.sample)
-        let analysis = try CaptureAnalysis.analyze(path: Paths.root + "/" + Self.sample)
+        let analysis = try MediaAnalysis.analyze(path: Paths.root + "/" + Self.sample)
         let list = try entries(dir + "/a.har")
         #expect(list.count == analysis.exchanges.count)
         var cancels = 0
@@ -178,7 +179,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("imported 2 exchanges"), "\(r.stderr)")
 
-        let analysis = try CaptureAnalysis.analyze(path: capture, keepChunks: true)
+        let analysis = try MediaAnalysis.analyze(path: capture, keepChunks: true)
         let records = analysis.exchanges.map(\.record)
         try #require(records.count == 2)
         // In time order: the 200 started first. Times follow the HAR's timings.

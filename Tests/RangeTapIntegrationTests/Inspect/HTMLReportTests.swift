@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 @testable import RangeTapReport
 import RangeTapTestSupport
 import Testing
@@ -57,7 +58,7 @@ enum ReportFixture {
 
     /// The capture analysed with its chunks.
     static func analysis() async throws -> CaptureAnalysis {
-        try CaptureAnalysis.analyze(path: try await capture.value, keepChunks: true)
+        try MediaAnalysis.analyze(path: try await capture.value, keepChunks: true)
     }
 }
 

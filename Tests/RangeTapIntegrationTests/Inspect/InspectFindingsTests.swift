@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -21,7 +22,7 @@ struct InspectFindingsTests {
                 try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null"] + args)
         }
         _ = try await proxy.stopAndRead()
-        return try CaptureAnalysis.analyze(path: proxy.capturePath)
+        return try MediaAnalysis.analyze(path: proxy.capturePath)
     }
 
     /// Codes of the warn and error findings.
@@ -151,7 +152,7 @@ struct InspectFindingsTests {
             "curl -s --noproxy '' -x \(proxy.url) -H 'Range: bytes=0-' '\(origin.url("/slow?delay_ms=2&piece=16384"))' | head -c 50000 > /dev/null; curl -s --noproxy '' -x \(proxy.url) -r 700000-700999 '\(origin.url("/slow?delay_ms=2&piece=16384"))' -o /dev/null"
         _ = try runCommand("/bin/sh", ["-c", script])
         _ = try await proxy.stopAndRead()
-        let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let a = try MediaAnalysis.analyze(path: proxy.capturePath)
         let codes = a.allFindings.map(\.code)
         #expect(codes.contains("early-cancel"))
         #expect(codes.contains("cancelled"))
@@ -176,7 +177,7 @@ struct InspectMultipartTests {
                 ["-s", "--noproxy", "", "-x", proxy.url, "-r", "0-0,200-299", url, "-o", "/dev/null"])
         }
         _ = try await proxy.stopAndRead()
-        let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let a = try MediaAnalysis.analyze(path: proxy.capturePath)
         #expect(a.exchanges.count == 3)
         for e in a.exchanges { #expect(e.findings.contains { $0.code == "multipart-byteranges" }, "#\(e.record.id)") }
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -133,7 +134,7 @@ struct ChromiumSeekParityTests {
         }
         _ = try await proxy.stopAndRead()
         guard result.status == 0 else { throw TestFailure("chromium over \(name): \(result.text) \(result.stderr)") }
-        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         let exchanges = analysis.exchanges.filter {
             $0.record.method != "CONNECT" && ($0.record.url ?? "").hasPrefix(origin + "/")
         }

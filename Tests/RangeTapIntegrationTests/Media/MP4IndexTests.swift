@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+@testable import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 

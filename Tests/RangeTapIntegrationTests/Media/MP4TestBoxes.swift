@@ -1,4 +1,5 @@
 import RangeTapCore
+@testable import RangeTapMedia
 
 /// Builds MP4 boxes byte by byte for the MP4 index tests: well-formed files too large to make
 /// with ffmpeg quickly, and hostile ones.

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -55,7 +56,7 @@ struct MediaMappingTests {
 
     func analyze(_ proxy: ProxyHarness) async throws -> CaptureAnalysis {
         _ = try await proxy.stopAndRead()
-        return try CaptureAnalysis.analyze(path: proxy.capturePath)
+        return try MediaAnalysis.analyze(path: proxy.capturePath)
     }
 
     func play(_ proxy: ProxyHarness, _ path: String, _ extra: [String] = []) throws {
@@ -437,7 +438,7 @@ struct MediaMappingTests {
         let left = try runCommand(try Paths.tool("python3"), ["-c", leave])
         #expect(left.status == 0, "\(left.stderr)")
         _ = try await proxy.stopAndRead()
-        let a = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let a = try MediaAnalysis.analyze(path: proxy.capturePath)
         let codes = a.allFindings.map(\.code)
         let switchUp = try #require(a.allFindings.first { $0.code == "rendition-switch" })
         #expect(

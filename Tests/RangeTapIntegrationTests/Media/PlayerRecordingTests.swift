@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -93,7 +94,7 @@ struct PlayerRecordingTests {
                 "exchange \(ex.id): an end with \(ex.bytesReceived) of \(length ?? -1) bytes")
             #expect(ex.bytesDelivered == ex.bytesReceived, "exchange \(ex.id): an end the client did not get whole")
         }
-        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         let blamed = analysis.exchanges.flatMap(\.findings).filter {
             $0.code == "content-length-mismatch" || $0.code == "truncated"
         }

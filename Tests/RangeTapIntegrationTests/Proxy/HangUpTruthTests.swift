@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -172,7 +173,7 @@ struct HangUpTruthTests {
         #expect(ex.pausedNs > 0)
         #expect(ex.pausedNs < (ex.end ?? 0) - ex.start)
         // inspect says how long rangetap held the origin back, as the client's time.
-        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         let paused = analysis.exchanges.first?.findings.filter { $0.code == "proxy-paused" } ?? []
         #expect(paused.count == 1)
         #expect(paused.first?.severity == .info)

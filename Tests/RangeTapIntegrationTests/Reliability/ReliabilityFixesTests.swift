@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 import RangeTapTestSupport
 import Testing
 
@@ -57,7 +58,7 @@ struct ReliabilityFixesTests {
         let error = try #require(capture.events.compactMap { if case .error(let e) = $0 { e } else { nil } }.first)
         #expect(error.kind == .headTimeout)
         #expect(error.status == 408)
-        #expect(try CaptureAnalysis.analyze(path: proxy.capturePath).exchanges.count == 1)
+        #expect(try MediaAnalysis.analyze(path: proxy.capturePath).exchanges.count == 1)
     }
 
     @Test func anOriginSilentBeforeItsHeadGets504() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import RangeTapCore
+import RangeTapMedia
 @testable import RangeTapReplay
 import RangeTapTestSupport
 import Synchronization
@@ -307,7 +308,7 @@ struct FixtureServerTests {
                 && String(decoding: unknown.body, as: UTF8.self).contains("/faststart.mp4 (\(length) bytes"))
 
         // What ffprobe read of moov-at-end.mp4 is served exactly, whatever the order it came in.
-        let analysis = try CaptureAnalysis.analyze(path: proxy.capturePath)
+        let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         let spans = analysis.exchanges.filter { $0.record.path == "/moov-at-end.mp4" }.compactMap(\.resourceSpan)
         #expect(!spans.isEmpty)
         for span in spans {
