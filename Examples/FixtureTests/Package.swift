@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "FixtureTests",
-    platforms: [.macOS(.v15)],
     dependencies: [
         // rangetap checked out beside this package.
         .package(path: "../rangetap")
