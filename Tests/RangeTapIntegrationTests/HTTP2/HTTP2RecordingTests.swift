@@ -400,9 +400,9 @@ struct HTTP2RecordingTests {
             capture.requests.allSatisfy { $0.outcome == .cancelled }, "\(capture.requests.map(\.summaryLine).prefix(3))"
         )
         #expect(pausedIDs.count == 100, "every stream's upstream transfer was paused: \(pausedIDs.count) of 100")
-        // Per stream: about the flow window rangetap holds (1 MiB) and up to two upstream reads
-        // (512 KiB each); measured 1.1 to 2.0 MiB a stream, 102 MiB in all. Bounded well under the
-        // 4 MiB each asked for, as with one stalled stream.
+        // Per stream: at most the stream's window (its connection's share of the body budget,
+        // ConnectionShare: 64 KiB to 1 MiB) and one upstream read (RecordingContext.upstreamReadSize);
+        // bounded well under the 4 MiB each asked for, as with one stalled stream.
         let bound: Int64 = 3 << 20
         let received = capture.requests.map(\.bytesReceived)
         #expect(received.allSatisfy { $0 <= bound }, "largest: \(received.max() ?? 0), bound \(bound)")
