@@ -40,10 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", .upToNextMinor(from: "2.101.2")),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
@@ -52,13 +49,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("curl")]
         ),
         .target(name: "CMalloc"),
+        // SHA-256, EC P-256 keys and X.509 certificates from the system's libcrypto (OpenSSL 3,
+        // Debian's libssl-dev): one crypto library besides the BoringSSL inside swift-nio-ssl.
+        .target(
+            name: "CLibcrypto",
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         // Every call into the operating system: one file per platform.
         .target(name: "RangeTapSystem", swiftSettings: swiftSettings),
         .target(
             name: "RangeTapCore",
             dependencies: [
+                "CLibcrypto",
                 "RangeTapSystem",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -75,10 +78,8 @@ let package = Package(
         .target(
             name: "RangeTapTLS",
             dependencies: [
+                "CLibcrypto",
                 "RangeTapSystem",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -131,7 +132,6 @@ let package = Package(
             dependencies: [
                 "RangeTapCore",
                 "RangeTapCurl",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -169,7 +169,6 @@ let package = Package(
             dependencies: [
                 "RangeTapCore",
                 "RangeTapProxy",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -251,7 +250,6 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

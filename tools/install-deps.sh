@@ -3,7 +3,8 @@
 # and changes nothing else on the machine (no service is started or stopped).
 #
 # Usage: tools/install-deps.sh [--for test|demo]   (default: test)
-#   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. nginx-light,
+#   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. libssl-dev:
+#         libcrypto (SHA-256, the CA and its leaf certificates; Sources/CLibcrypto). nginx-light,
 #         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
 #   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
 #         report; ChromiumSeekParityTests plays a video through the proxy), libnss3-tools (certutil:
@@ -28,6 +29,7 @@ case $purpose in test|demo) ;; *) echo "install-deps: --for test or --for demo, 
 
 need=()
 command -v curl-config >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
+[ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import RangeTapSystem
 
@@ -82,7 +81,7 @@ public final class CaptureWriter: @unchecked Sendable {
     private var bodyFD: Int32
     private var bodyLength: Int64 = 0
     private var stoppedByFailure = false
-    private var hashers: [Int: SHA256] = [:]
+    private var hashers: [Int: SHA256Hasher] = [:]
     /// Whether body bytes are hashed (the header's `hashes`; false with `--no-hash`).
     private let hashes: Bool
     /// Whether chunks' bytes are used at all: stored in `body.bin` or hashed.
@@ -310,7 +309,9 @@ public final class CaptureWriter: @unchecked Sendable {
             }
             for case .chunk(let chunk, let bytes) in batch {
                 if hashes {
-                    bytes.withCaptureBytes { hashers[chunk.exchange, default: SHA256()].update(bufferPointer: $0) }
+                    bytes.withCaptureBytes {
+                        hashers[chunk.exchange, default: SHA256Hasher()].update(bufferPointer: $0)
+                    }
                 }
                 group.append(bytes)
                 groupBytes += chunk.size
@@ -358,7 +359,7 @@ public final class CaptureWriter: @unchecked Sendable {
     private func finishHash(_ event: CaptureEvent) -> CaptureEvent {
         guard hashes else { return event }
         func digest(_ ex: Int) -> String {
-            let d = (hashers.removeValue(forKey: ex) ?? SHA256()).finalize()
+            let d = (hashers.removeValue(forKey: ex) ?? SHA256Hasher()).finalize()
             return HexText.lowercase(d)
         }
         switch event {

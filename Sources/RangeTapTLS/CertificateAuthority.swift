@@ -1,7 +1,4 @@
-import Crypto
 import Foundation
-import SwiftASN1
-import X509
 import RangeTapSystem
 
 /// rangetap's local certificate authority: an EC P-256 key and a self-signed CA certificate in
@@ -21,11 +18,11 @@ public struct CertificateAuthority: Sendable {
     /// The directory holding both files.
     public let directory: String
     /// The CA certificate.
-    public let certificate: Certificate
+    let certificate: LibcryptoCertificate
     /// The CA certificate as PEM text.
     public let certificatePEM: String
-    /// The CA's private key (X509's Sendable wrapper of the P-256 key).
-    let key: Certificate.PrivateKey
+    /// The CA's private key (EC P-256).
+    let key: LibcryptoKey
 
     /// `~/.rangetap` (from `$HOME`).
     public static var defaultDirectory: String {
@@ -41,18 +38,17 @@ public struct CertificateAuthority: Sendable {
     /// SHA-256 of the certificate's DER bytes, as colon-separated upper-case hex (what
     /// `openssl x509 -fingerprint -sha256` prints).
     public var fingerprintSHA256: String {
-        var der = DER.Serializer()
-        guard (try? der.serialize(certificate)) != nil else { return "?" }
-        return SHA256.hash(data: der.serializedBytes).map { String(format: "%02X", $0) }.joined(separator: ":")
+        guard let digest = try? certificate.sha256() else { return "?" }
+        return digest.map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     /// The CA's subject, as text.
-    public var subject: String { certificate.subject.description }
+    public var subject: String { certificate.subject }
 
     /// The end of the certificate's validity.
-    public var notValidAfter: Date { certificate.notValidAfter }
+    public var notValidAfter: Date { certificate.notValidAfter ?? .distantPast }
 
-    init(directory: String, certificate: Certificate, certificatePEM: String, key: Certificate.PrivateKey) {
+    init(directory: String, certificate: LibcryptoCertificate, certificatePEM: String, key: LibcryptoKey) {
         self.directory = directory
         self.certificate = certificate
         self.certificatePEM = certificatePEM
@@ -93,23 +89,24 @@ public struct CertificateAuthority: Sendable {
         } catch {
             throw .unreadable(keyPath, "\(error.localizedDescription)")
         }
-        let certificate: Certificate
+        let certificate: LibcryptoCertificate
         do {
-            certificate = try Certificate(pemEncoded: certText)
+            certificate = try LibcryptoCertificate.fromPEM(certText)
         } catch {
-            throw .unreadable(certPath, "not a PEM certificate")
+            throw .unreadable(certPath, "not a PEM certificate (\(error.reason))")
         }
-        let key: P256.Signing.PrivateKey
+        let read: (key: LibcryptoKey, isP256: Bool)
         do {
-            key = try P256.Signing.PrivateKey(pemRepresentation: keyText)
+            read = try LibcryptoKey.fromPEM(keyText)
         } catch {
-            throw .unreadable(keyPath, "not a PEM EC P-256 private key")
+            throw .unreadable(keyPath, "not a PEM private key (\(error.reason))")
         }
-        guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
+        guard read.isP256 else { throw .unreadable(keyPath, "not an EC P-256 key") }
+        let key = read.key
+        guard certificate.matches(key) else {
             throw .unreadable(keyPath, "the key does not belong to the certificate \(certPath)")
         }
-        return CertificateAuthority(
-            directory: directory, certificate: certificate, certificatePEM: certText, key: Certificate.PrivateKey(key))
+        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: certText, key: key)
     }
 
     /// Creates a new CA in `directory` (made 0700 if missing). Fails if either file exists.
@@ -125,41 +122,31 @@ public struct CertificateAuthority: Sendable {
                 throw .directory(directory, error.localizedDescription)
             }
         }
-        let key = P256.Signing.PrivateKey()
-        let certificate: Certificate
+        let key: LibcryptoKey
+        let keyPEM: String
+        let certificate: LibcryptoCertificate
         let pem: String
         do {
+            key = try LibcryptoKey.generateP256()
+            keyPEM = try key.pem()
             let host = ProcessInfo.processInfo.hostName
-            let name = try DistinguishedName {
-                OrganizationName("rangetap")
-                CommonName("rangetap local CA (\(host.prefix(40)))")
-            }
-            let publicKey = Certificate.PublicKey(key.publicKey)
-            certificate = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(validity),
-                issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                    SubjectKeyIdentifier(hash: publicKey)
-                },
-                issuerPrivateKey: Certificate.PrivateKey(key))
-            pem = try certificate.serializeAsPEM().pemString + "\n"
+            certificate = try LibcryptoCertificate.authority(
+                key: key, organization: "rangetap", commonName: "rangetap local CA (\(host.prefix(40)))",
+                notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(validity))
+            pem = try certificate.pem()
         } catch {
             throw .directory(directory, "cannot build the CA certificate: \(error)")
         }
         let keyPath = (directory as NSString).appendingPathComponent(keyFileName)
         let certPath = (directory as NSString).appendingPathComponent(certificateFileName)
-        try writeExclusive(keyPath, key.pemRepresentation + "\n", mode: 0o600)
+        try writeExclusive(keyPath, keyPEM, mode: 0o600)
         do {
             try writeExclusive(certPath, pem, mode: 0o644)
         } catch {
             System.remove(keyPath)
             throw error
         }
-        return CertificateAuthority(
-            directory: directory, certificate: certificate, certificatePEM: pem, key: Certificate.PrivateKey(key))
+        return CertificateAuthority(directory: directory, certificate: certificate, certificatePEM: pem, key: key)
     }
 
     /// Writes a new file with `mode` from its creation (O_EXCL: never over an existing one).

@@ -1,9 +1,6 @@
-import Crypto
 import Foundation
 import NIOSSL
-import SwiftASN1
 import Synchronization
-import X509
 
 /// Leaf certificates for intercepted hosts, signed by a ``CertificateAuthority`` and kept in
 /// memory: minted on a host's first connection, reused after, re-minted when half their
@@ -21,7 +18,7 @@ public final class LeafCertificates: Sendable {
     }
 
     private let authority: CertificateAuthority
-    private let leafKey: Certificate.PrivateKey
+    private let leafKey: LibcryptoKey
     /// The leaf key for NIOSSL.
     let privateKey: NIOSSLPrivateKey
     /// The CA certificate for NIOSSL, sent after the leaf.
@@ -32,10 +29,13 @@ public final class LeafCertificates: Sendable {
     /// Prepares minting with `authority`.
     public init(authority: CertificateAuthority) throws(TLSError) {
         self.authority = authority
-        let key = P256.Signing.PrivateKey()
-        leafKey = Certificate.PrivateKey(key)
         do {
-            privateKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+            leafKey = try LibcryptoKey.generateP256()
+        } catch {
+            throw .minting(host: "*", "\(error)")
+        }
+        do {
+            privateKey = try NIOSSLPrivateKey(bytes: Array(try leafKey.pem().utf8), format: .pem)
             caCertificate = try NIOSSLCertificate(bytes: Array(authority.certificatePEM.utf8), format: .pem)
         } catch {
             throw .minting(host: "*", "NIOSSL refused the key or CA certificate: \(error)")
@@ -75,37 +75,24 @@ public final class LeafCertificates: Sendable {
         return h
     }
 
+    /// `host` cut to the 64 characters (Unicode scalars) X.509 allows in a common name; the
+    /// alternative name carries it whole.
+    static func commonName(_ host: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: host.unicodeScalars.prefix(64))
+        return String(scalars)
+    }
+
     /// The DER bytes of a new leaf for `host`: subject CN and one subject alternative name (a DNS
     /// name, or an IP address for a literal), serverAuth, signed by the CA.
     func mint(_ host: String, now: Date) throws(TLSError) -> [UInt8] {
         do {
-            let name = try DistinguishedName {
-                OrganizationName("rangetap interception")
-                CommonName(String(host.prefix(64)))
-            }
-            let san: GeneralName
-            if let ip = IPLiteral.bytes(host) {
-                san = .ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip)))
-            } else {
-                san = .dnsName(host)
-            }
-            let publicKey = leafKey.publicKey
-            let caKey = authority.key.publicKey
-            let certificate = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Self.validity),
-                issuer: authority.certificate.subject, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([san])
-                    AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: caKey).keyIdentifier)
-                },
-                issuerPrivateKey: authority.key)
-            var der = DER.Serializer()
-            try der.serialize(certificate)
-            return der.serializedBytes
+            let certificate = try LibcryptoCertificate.leaf(
+                authority: authority.certificate, authorityKey: authority.key, key: leafKey,
+                organization: "rangetap interception", commonName: Self.commonName(host), dnsName: host,
+                ip: IPLiteral.bytes(host), notBefore: now.addingTimeInterval(-3600),
+                notAfter: now.addingTimeInterval(Self.validity))
+            return try certificate.der()
         } catch {
             throw .minting(host: host, "\(error)")
         }

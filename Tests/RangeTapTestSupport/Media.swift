@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import RangeTapCore
 
 /// Media files generated with ffmpeg's test sources (nothing is downloaded), made once per
 /// test run and shared.
@@ -37,5 +37,5 @@ public enum Media {
 
 /// SHA-256 as lowercase hex.
 public func sha256Hex<D: DataProtocol>(_ data: D) -> String {
-    SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    SHA256Hasher.hex(data)
 }

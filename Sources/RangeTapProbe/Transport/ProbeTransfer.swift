@@ -1,4 +1,3 @@
-import Crypto
 import RangeTapCore
 import RangeTapCurl
 
@@ -14,8 +13,8 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
     private var heads = ResponseHeadAssembler()
     private var limit: Int64 = 0
     private var bodyStart: Int64 = 0
-    private var hasher = SHA256()
-    private var sliceHashers: [(range: ByteRange, hasher: SHA256)] = []
+    private var hasher = SHA256Hasher()
+    private var sliceHashers: [(range: ByteRange, hasher: SHA256Hasher)] = []
 
     /// A delegate that resumes `continuation` once, when libcurl lets go of the transfer.
     init(request: ProbeRequest, requestLines: [String], continuation: CheckedContinuation<ProbeResponse, Never>) {
@@ -42,7 +41,7 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
         if status == 206, case .success(let cr)? = response.contentRange, let r = cr.range {
             bodyStart = r.first
         }
-        sliceHashers = response.request.slices.map { ($0, SHA256()) }
+        sliceHashers = response.request.slices.map { ($0, SHA256Hasher()) }
         if let info = transfer.connectionInfo() {
             response.reused = info.reused
             response.localPort = info.localPort
@@ -95,10 +94,10 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
                 response.errorCode = code
             }
         }
-        if response.bodyBytes > 0 { response.sha256 = Self.hex(hasher.finalize()) }
+        if response.bodyBytes > 0 { response.sha256 = HexText.lowercase(hasher.finalize()) }
         let end = bodyStart + response.bodyBytes
         for (range, h) in sliceHashers where range.first >= bodyStart && range.upperBound <= end {
-            response.sliceHashes[range] = Self.hex(h.finalize())
+            response.sliceHashes[range] = HexText.lowercase(h.finalize())
         }
         response.durationMs = Double(clock.now()) / 1e6
         let c = continuation
@@ -112,16 +111,5 @@ final class ProbeTransfer: CurlTransferDelegate, @unchecked Sendable {
         guard var first = lines.first, first.hasSuffix(" HTTP/1.1\r\n") else { return lines }
         first.removeLast(" HTTP/1.1\r\n".count)
         return [first + " HTTP/2\r\n"] + lines.dropFirst()
-    }
-
-    /// Lower-case hex of a digest.
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in digest {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import RangeTapCore
 import RangeTapProxy
@@ -54,7 +53,7 @@ struct HTTP2RecordingTests {
 
     func statusLine(_ ex: ExchangeRecord) -> String { ex.responseLines.first?.raw ?? "" }
 
-    func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    func sha256(_ data: Data) -> String { SHA256Hasher.hex(data) }
 
     @Test func curlOverHTTP2IsRecordedAsHTTP2OnBothSides() async throws {
         let proxy = try await proxy()
