@@ -59,6 +59,7 @@ extension CaptureEvent {
             j.add("delivered", e.delivered)
             j.add("deliveredBy", e.deliveredBy?.rawValue)
             j.add("consumed", e.consumed)
+            j.add("served", e.served)
         case .cancel(let e):
             j.add("t", e.t)
             j.add("ex", e.exchange)
@@ -78,6 +79,7 @@ extension CaptureEvent {
             j.add("received", e.received)
             j.add("sha256", e.sha256)
             j.add("status", e.status)
+            j.add("delivered", e.delivered)
         case .tunnel(let e):
             j.add("t", e.t)
             j.add("opened", e.opened)
@@ -193,7 +195,8 @@ extension CaptureEvent {
                 EndEvent(
                     t: try need(r.t, "t"), exchange: try need(r.ex, "ex"), bytes: try need(r.bytes, "bytes"),
                     sha256: try need(r.sha256, "sha256"), trailers: lines(r.trailers), delivered: r.delivered,
-                    deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed))
+                    deliveredBy: r.deliveredBy.flatMap(DeliveryMeasure.init(rawValue:)), consumed: r.consumed,
+                    served: r.served))
         case "cancel":
             return .cancel(
                 CancelEvent(
@@ -206,7 +209,8 @@ extension CaptureEvent {
                 ErrorEvent(
                     t: try need(r.t, "t"), exchange: r.ex, connection: r.conn,
                     kind: ErrorEvent.Kind(rawValue: try need(r.kind, "kind")), message: try need(r.message, "message"),
-                    curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status))
+                    curlCode: r.curlCode, received: r.received ?? 0, sha256: r.sha256, status: r.status,
+                    delivered: r.delivered))
         case "tunnel":
             return .tunnel(
                 TunnelEvent(
@@ -307,6 +311,7 @@ private struct RawEvent: Decodable {
     var delivered: Int64?
     var deliveredBy: String?
     var consumed: Int64?
+    var served: Int64?
     var received: Int64?
     var kind: String?
     var message: String?
@@ -334,7 +339,8 @@ private struct RawEvent: Decodable {
         case type, t, ex, conn, tool, startedAt, startedAtUs, bodies, hashes, redacted, listen, upstream, peer, sndbuf,
             by, requests
         case method, target, url, headers, status, lines, reused, upstreamPort, size, off, res, at, stream
-        case bytes, sha256, trailers, delivered, deliveredBy, consumed, received, kind, message, curlCode, opened,
+        case bytes, sha256, trailers, delivered, deliveredBy, consumed, served, received, kind, message, curlCode,
+            opened,
             authority, up, down
         case intercepted, outcome, sni, alpn, cipher, reason
         case rule, action, detail, spec, trace
@@ -386,6 +392,7 @@ private struct RawEvent: Decodable {
         delivered = try c.decodeIfPresent(Int64.self, forKey: .delivered)
         deliveredBy = try c.decodeIfPresent(String.self, forKey: .deliveredBy)
         consumed = try c.decodeIfPresent(Int64.self, forKey: .consumed)
+        served = try c.decodeIfPresent(Int64.self, forKey: .served)
         received = try c.decodeIfPresent(Int64.self, forKey: .received)
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         message = try c.decodeIfPresent(String.self, forKey: .message)

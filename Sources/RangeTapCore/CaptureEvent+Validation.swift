@@ -44,6 +44,7 @@ extension CaptureEvent {
             try check.notNegative("ex", e.exchange)
             try check.notNegative("bytes", e.bytes)
             try check.notNegative("delivered", e.delivered)
+            try check.notNegative("served", e.served)
         case .cancel(let e):
             try check.notNegative("t", e.t)
             try check.notNegative("ex", e.exchange)
@@ -55,6 +56,7 @@ extension CaptureEvent {
             try check.notNegative("ex", e.exchange)
             try check.notNegative("conn", e.connection)
             try check.notNegative("received", e.received)
+            try check.notNegative("delivered", e.delivered)
             if let status = e.status { try check.status("status", status) }
         case .tunnel(let e):
             try check.notNegative("t", e.t)

@@ -277,11 +277,15 @@ public struct EndEvent: Sendable, Equatable {
     /// `WINDOW_UPDATE` (what its application consumed, reported late and in batches). A second
     /// figure beside ``delivered``, never a delivery measure.
     public var consumed: Int64?
+    /// Body bytes rangetap answered itself instead of relaying the origin's (the body of a
+    /// `--fault` `status=` answer); nil when it relayed the origin's (then ``bytes`` is the
+    /// body). The third byte count beside *received* (``bytes``) and *delivered*.
+    public var served: Int64?
 
     /// Creates the event.
     public init(
         t: CaptureTime, exchange: Int, bytes: Int64, sha256: String, trailers: [HeaderLine] = [],
-        delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil
+        delivered: Int64? = nil, deliveredBy: DeliveryMeasure? = nil, consumed: Int64? = nil, served: Int64? = nil
     ) {
         self.t = t
         self.exchange = exchange
@@ -291,6 +295,7 @@ public struct EndEvent: Sendable, Equatable {
         self.delivered = delivered
         self.deliveredBy = deliveredBy
         self.consumed = consumed
+        self.served = served
     }
 }
 
@@ -350,11 +355,15 @@ public struct ErrorEvent: Sendable, Equatable {
     public var sha256: String?
     /// Status sent to the client by the proxy itself (400, 502...), if any.
     public var status: Int?
+    /// Body bytes that reached the client before the failure, where rangetap decided it: a
+    /// `--fault` cut (`reset-after`, `truncate-after`) passes on exactly this many, then closes
+    /// or resets the client's connection. Nil otherwise.
+    public var delivered: Int64?
 
     /// Creates the event.
     public init(
         t: CaptureTime, exchange: Int?, connection: Int?, kind: Kind, message: String, curlCode: Int? = nil,
-        received: Int64 = 0, sha256: String? = nil, status: Int? = nil
+        received: Int64 = 0, sha256: String? = nil, status: Int? = nil, delivered: Int64? = nil
     ) {
         self.t = t
         self.exchange = exchange
@@ -365,6 +374,7 @@ public struct ErrorEvent: Sendable, Equatable {
         self.received = received
         self.sha256 = sha256
         self.status = status
+        self.delivered = delivered
     }
 }
 

@@ -24,7 +24,7 @@ enum CaptureLineDiagnosis {
     static func kind(of key: String, type: String) -> Kind? {
         switch key {
         case "t", "ex", "conn", "sndbuf", "requests", "status", "upstreamPort", "size", "off", "res", "at",
-            "bytes", "delivered", "received", "curlCode", "opened", "up", "down":
+            "bytes", "delivered", "served", "received", "curlCode", "opened", "up", "down":
             .integer
         case "version": type == "request" ? .string : .integer
         case "type", "tool", "startedAt", "listen", "upstream", "peer", "by", "method", "target", "url",
@@ -42,7 +42,7 @@ enum CaptureLineDiagnosis {
         "upstream",
         "peer", "sndbuf", "by", "requests", "method", "target", "url", "headers", "status", "reused",
         "upstreamPort", "lines", "size", "off", "res", "at", "bytes", "sha256", "trailers", "delivered",
-        "received", "kind", "message", "curlCode", "authority", "up", "down",
+        "served", "received", "kind", "message", "curlCode", "authority", "up", "down",
     ]
 
     /// The reason `line` is not a valid event, or nil when no specific problem is found.

@@ -56,6 +56,17 @@ public struct ExchangeRecord: Sendable, Equatable {
     public var bytesReceived: Int64 = 0
     /// Body bytes accepted by the client socket (known for cancels).
     public var bytesDelivered: Int64?
+    /// Body bytes rangetap answered itself instead of the origin's (a `--fault` `status=`
+    /// answer's body); nil when it relayed the origin's.
+    public var bytesServed: Int64?
+    /// What kind of failure ended it (an `error` event's `kind`); nil unless it failed.
+    public var failure: ErrorEvent.Kind?
+    /// Body bytes the client was sent: rangetap's own (``bytesServed``) when it answered, else
+    /// the origin's (``bytesReceived``).
+    public var bytesSent: Int64 { bytesServed ?? bytesReceived }
+    /// Body bytes the client got: ``bytesDelivered`` where it was measured; else none for a
+    /// cancel, and ``bytesSent`` otherwise.
+    public var bytesToClient: Int64 { bytesDelivered ?? (outcome == .cancelled ? 0 : bytesSent) }
     /// SHA-256 of the bytes received.
     public var sha256: String?
     /// Request time.
@@ -186,6 +197,7 @@ public struct ExchangeLog: Sendable {
                 rec.bytesDelivered = e.delivered
                 rec.deliveredBy = e.deliveredBy
                 rec.bytesConsumed = e.consumed
+                rec.bytesServed = e.served
                 rec.closePause(at: e.t)
             }
         case .cancel(let e):
@@ -206,6 +218,8 @@ public struct ExchangeLog: Sendable {
             }
             return finish(ex, t: e.t) { rec in
                 rec.outcome = .failed(e.message)
+                rec.failure = e.kind
+                if let delivered = e.delivered { rec.bytesDelivered = delivered }
                 rec.sha256 = e.sha256
                 if rec.status == nil, let s = e.status { rec.status = s }
             }

@@ -484,7 +484,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
                     t: t, exchange: id, status: code, lines: (lines + [""]).map { HeaderLine(raw: $0 + "\r\n") },
                     reused: nil, upstreamPort: nil)))
         respond(status, message: body, keepAlive: keepAlive, context: context, prefixed: false)
-        shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
+        shared.writer.record(
+            .end(
+                EndEvent(
+                    t: shared.clock.now(), exchange: id, bytes: 0, sha256: "", served: Int64(body.utf8.count))))
     }
 
     /// Flushes once the tasks already queued on the event loop have run (NIO runs them all before

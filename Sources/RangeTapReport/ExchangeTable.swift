@@ -76,7 +76,6 @@ public enum ExchangeTable {
         case .from(let first): rangeFirst = first
         case .suffix, nil: break
         }
-        let delivered = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
         return Row(cells: [
             ("schemaVersion", .int(Int64(schemaVersion))),
             ("capture", .string(captureID)),
@@ -100,7 +99,8 @@ public enum ExchangeTable {
             ("resourceEnd", .int(e.resourceSpan?.upperBound)),
             ("expectedBytes", .int(e.expectedBytes)),
             ("bytesReceived", .int(r.bytesReceived)),
-            ("bytesDelivered", .int(delivered)),
+            ("bytesDelivered", .int(r.bytesToClient)),
+            ("bytesServed", .int(r.bytesServed)),
             ("refetchedBytes", .int(e.refetchedBytes)),
             ("chunks", .int(Int64(r.chunkCount))),
             ("startMs", .double(ms(r.start))),

@@ -44,10 +44,14 @@ public enum HARBody: Sendable, Equatable {
         return bodies
     }
 
-    /// Body bytes the client got: the bytes received, or for a cancelled exchange the bytes
-    /// delivered before the cancel (never more than were received).
+    /// Body bytes the client got: the bytes it was sent (the origin's, or rangetap's own
+    /// answer's), or for a cancelled exchange (or one a fault cut) the bytes delivered before
+    /// the end (never more than were received).
     static func clientBodySize(_ r: ExchangeRecord) -> Int64 {
-        if r.outcome == .cancelled { return min(r.bytesDelivered ?? 0, r.bytesReceived) }
-        return r.bytesReceived
+        switch r.outcome {
+        case .cancelled: return min(r.bytesDelivered ?? 0, r.bytesReceived)
+        case .failed where r.bytesDelivered != nil: return min(r.bytesDelivered ?? 0, r.bytesReceived)
+        default: return r.bytesSent
+        }
     }
 }

@@ -116,7 +116,7 @@ public enum HARExport {
         // A fault's head has no blank line; the wire had one.
         let blank = r.clientHeadRewritten && head.last?.isBlank != true ? 2 : 0
         var content = HARDocument.Content(
-            size: r.bytesReceived, mimeType: head.first(named: "Content-Type") ?? "x-unknown")
+            size: HARBody.clientBodySize(r), mimeType: head.first(named: "Content-Type") ?? "x-unknown")
         switch body {
         case .bytes(let data)?:
             content.text = data.base64EncodedString()

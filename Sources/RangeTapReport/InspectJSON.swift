@@ -29,6 +29,8 @@ public struct InspectJSON: Encodable, Sendable {
         var contentRange: String?
         var bytesReceived: Int64
         var bytesDelivered: Int64
+        /// What rangetap answered itself (a fault's `status=` body); absent when it relayed the origin's.
+        var bytesServed: Int64?
         /// HTTP/2: what the client granted back with `WINDOW_UPDATE` (absent otherwise).
         var bytesConsumed: Int64?
         var expectedBytes: Int64?
@@ -143,7 +145,7 @@ public struct InspectJSON: Encodable, Sendable {
                 upstreamHTTPVersion: r.upstreamHTTPVersion, method: r.method, url: r.url ?? r.target,
                 requestRange: r.requestRange,
                 status: r.status, contentRange: r.contentRange, bytesReceived: r.bytesReceived,
-                bytesDelivered: r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived),
+                bytesDelivered: r.bytesToClient, bytesServed: r.bytesServed,
                 bytesConsumed: r.bytesConsumed,
                 expectedBytes: e.expectedBytes, chunks: r.chunkCount, cancelled: r.outcome == .cancelled,
                 outcome: outcome, error: error,

@@ -90,7 +90,7 @@ public struct TimelineText: Sendable {
     private func row(_ e: CaptureAnalysis.Exchange, connWidth: Int, layout: Layout) -> String {
         let r = e.record
         let reused = r.upstreamReused == true ? "yes" : r.upstreamReused == false ? "no" : "-"
-        let delivered: Int64 = r.bytesDelivered ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
+        let delivered = r.bytesToClient
         var outcome: String
         switch r.outcome {
         case .complete: outcome = paint("ok", .green)

@@ -48,6 +48,28 @@ struct InjectedFaultAnalysisTests {
         #expect(finding.evidence == ["delivered=50", "received=100"])
     }
 
+    /// A `status=` answer's body is rangetap's own: the end's `served` is what the client was
+    /// sent, measured against the Content-Length rangetap wrote (issue 40: "Content-Length says 84
+    /// bytes but 0 arrived" was false). Without `served` (an origin that really sent nothing),
+    /// the mismatch stays.
+    @Test func aServedAnswerIsMeasuredByWhatRangetapServed() throws {
+        let answer = FaultCapture.lines.map {
+            $0.replacingOccurrences(of: #""Content-Length: 0\r\n""#, with: #""Content-Length: 81\r\n""#)
+        }
+        let served = answer.map {
+            $0.replacingOccurrences(
+                of: #""ex":3,"bytes":0,"sha256":"00","delivered":0,"deliveredBy":"complete"}"#,
+                with: #""ex":3,"bytes":0,"sha256":"00","deliveredBy":"complete","served":81}"#)
+        }
+        let e = try exchange(try analyze(served), 3)
+        #expect(e.record.bytesServed == 81 && e.record.bytesReceived == 0)
+        #expect(e.record.bytesToClient == 81)
+        #expect(!e.findings.map(\.code).contains("content-length-mismatch"), "\(e.findings)")
+        let unserved = try exchange(try analyze(answer), 3)
+        #expect(unserved.record.bytesServed == nil)
+        #expect(unserved.findings.map(\.code).contains("content-length-mismatch"))
+    }
+
     @Test func theSummaryCountsInjectedFindingsApart() throws {
         let s = try analyze().summary
         // Only #2's header-case is the origin's.

@@ -1,8 +1,11 @@
 import Foundation
 import RangeTapCore
 
-/// Media files generated with ffmpeg's test sources (nothing is downloaded), made once per
-/// test run and shared.
+/// Media files generated with ffmpeg's test sources (nothing is downloaded), made once for
+/// all the suite processes of a test run and shared: in a directory of `$TMPDIR` (which
+/// `tools/test.sh` makes for the run) named after the script that makes them and a hash of its
+/// text, so a changed script makes new files. `flock` serialises the processes that need them
+/// at once: the first makes them (about 15 CPU seconds), the others wait and reuse them.
 public enum Media {
     private static let lock = NSLock()
     private nonisolated(unsafe) static var made: [String: String] = [:]
@@ -10,27 +13,27 @@ public enum Media {
     /// A directory holding `moov-at-end.mp4` (index after the media data, so players seek to
     /// the end first), `faststart.mp4` and `fragmented.mp4`, made by `tools/make-media.sh`.
     public static func directory() throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let d = made["dir"] { return d }
-        let dir = Paths.temporaryRoot + "/rangetap-media-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-media.sh", dir], timeout: 300)
-        guard r.status == 0 else { throw TestFailure("tools/make-media.sh failed: \(r.stderr)") }
-        made["dir"] = dir
-        return dir
+        try shared(script: "make-media.sh", name: "rangetap-media")
     }
 
     /// A directory holding HLS and DASH renditions of 12 s of test media (`hls-fmp4/`,
     /// `hls-ts/`, `dash/`, `dash-single/`, `dash-base/`), made by `tools/make-streams.sh`.
     public static func streams() throws -> String {
+        try shared(script: "make-streams.sh", name: "rangetap-streams")
+    }
+
+    /// The directory `tools/<script>` fills, made (or completed: the scripts keep what exists)
+    /// under an exclusive lock on `<directory>.lock`.
+    private static func shared(script: String, name: String) throws -> String {
         lock.lock()
         defer { lock.unlock() }
-        if let d = made["streams"] { return d }
-        let dir = Paths.temporaryRoot + "/rangetap-streams-\(getpid())"
-        let r = try runCommand("/bin/bash", [Paths.root + "/tools/make-streams.sh", dir], timeout: 300)
-        guard r.status == 0 else { throw TestFailure("tools/make-streams.sh failed: \(r.stderr)") }
-        made["streams"] = dir
+        if let d = made[script] { return d }
+        let path = Paths.root + "/tools/" + script
+        let stamp = SHA256Hasher.hex(try Data(contentsOf: URL(fileURLWithPath: path))).prefix(12)
+        let dir = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(name)-\(stamp)")
+        let r = try runCommand("/usr/bin/flock", [dir + ".lock", "/bin/bash", path, dir], timeout: 300)
+        guard r.status == 0 else { throw TestFailure("tools/\(script) failed: \(r.stderr)") }
+        made[script] = dir
         return dir
     }
 }

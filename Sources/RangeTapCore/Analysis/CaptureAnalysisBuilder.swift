@@ -224,6 +224,15 @@ public struct CaptureAnalysisBuilder: Sendable {
 
         // How the body ended.
         switch r.outcome {
+        case .failed(let message) where r.failure == .fault:
+            // rangetap cut the response itself (reset-after, truncate-after): what the client got
+            // is what it passed on; the origin did not fail.
+            let delivered = r.bytesDelivered ?? 0
+            findings.append(
+                Finding(
+                    .truncated,
+                    "the client got \(delivered) body bytes, then rangetap cut its connection (\(message)); the origin had sent \(r.bytesReceived)",
+                    evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
         case .failed(let message):
             if let cl = contentLength, r.status != nil, r.bytesReceived < cl {
                 findings.append(
@@ -255,12 +264,16 @@ public struct CaptureAnalysisBuilder: Sendable {
                         evidence: [rangeLine ?? ""], exchange: id))
             }
         case .complete, .open:
+            // The body the client was sent: rangetap's own when it answered (a fault's status),
+            // else the origin's.
+            let sent = r.bytesServed ?? r.bytesReceived
             if r.outcome == .complete, let cl = contentLength, r.method != "HEAD", r.status != 304, r.status != 204,
-                cl != r.bytesReceived
+                cl != sent
             {
                 findings.append(
                     Finding(
-                        .contentLengthMismatch, "Content-Length says \(cl) bytes but \(r.bytesReceived) arrived",
+                        .contentLengthMismatch,
+                        "Content-Length says \(cl) bytes but \(sent) \(r.bytesServed == nil ? "arrived" : "were served")",
                         evidence: [rawLine(fields, "Content-Length")], exchange: id))
             }
             // A fault (truncate-after) that closed the client's connection before the last byte.

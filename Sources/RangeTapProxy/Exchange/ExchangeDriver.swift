@@ -26,6 +26,8 @@ final class ExchangeDriver {
     /// The head bytes as written to the client, when a fault rule may record them.
     var writtenHead: [UInt8]?
     private var gate: FaultGate?
+    /// Body bytes of the upstream transfer handed to this driver so far (for a fault's cut).
+    private var upstreamBodyBytes: Int64 = 0
     private var progress = DeliveryProgress()
     private let shared: RecordingContext
     private let loop: any EventLoop
@@ -56,7 +58,7 @@ final class ExchangeDriver {
         let slot = NIOLoopBound(Slot(), eventLoop: loop)
         self.slot = slot
         exchange = shared.upstream.transfer(id: id, connection: connection, share: share, context: shared) { message in
-            loop.execute { slot.value.driver?.handle(message) }
+            loop.execute { slot.value.driver?.receive(message) }
         }
         slot.value.driver = self
     }
@@ -79,7 +81,13 @@ final class ExchangeDriver {
 
     // MARK: The upstream half
 
-    /// A message of the upstream transfer, through the fault rules if any.
+    /// A message of the upstream transfer: counted for a fault's cut, then handled.
+    private func receive(_ message: UpstreamMessage) {
+        if gate != nil, case .body(let buffer) = message { upstreamBodyBytes += Int64(buffer.readableBytes) }
+        handle(message)
+    }
+
+    /// A message of the upstream transfer (or one a fault held), through the fault rules if any.
     private func handle(_ message: UpstreamMessage) {
         guard gate != nil else {
             pass(message)
@@ -120,7 +128,8 @@ final class ExchangeDriver {
             .error(
                 ErrorEvent(
                     t: shared.clock.now(), exchange: id, connection: machine.connection, kind: .fault,
-                    message: "\(detail), as --fault '\(rule)' asked", received: forwarded)))
+                    message: "\(detail), as --fault '\(rule)' asked", received: upstreamBodyBytes,
+                    delivered: forwarded)))
         slot.value.driver = nil
         exchange.abort()
         let writer = self.writer

@@ -355,7 +355,10 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
                     t: shared.clock.now(), exchange: id, status: code,
                     lines: lines.map { HeaderLine(raw: $0 + "\r\n") }, reused: nil, upstreamPort: nil)))
         respond(status, message: body, context: context, prefixed: false)
-        shared.writer.record(.end(EndEvent(t: shared.clock.now(), exchange: id, bytes: 0, sha256: "")))
+        shared.writer.record(
+            .end(
+                EndEvent(
+                    t: shared.clock.now(), exchange: id, bytes: 0, sha256: "", served: Int64(body.utf8.count))))
     }
 
     // MARK: ClientWriter

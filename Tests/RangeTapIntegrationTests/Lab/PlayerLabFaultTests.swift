@@ -50,13 +50,15 @@ struct PlayerLabFaultTests {
     ) async throws {
         let proxy = try await proxy(scheme, rules: ["path=/seg.bin,nth=2,status=503"])
         var codes: [String] = []
+        var sizes: [Int64] = []
         for _ in 0..<3 {
-            codes.append(
-                try curl(
-                    ["-x", proxy.url] + proxy.curlTrust + [
-                        "-o", "/dev/null", "-w", "%{http_code}", origins.url(scheme, "seg.bin"),
-                    ]
-                ).text)
+            let answer = try curl(
+                ["-x", proxy.url] + proxy.curlTrust + [
+                    "-o", "/dev/null", "-w", "%{http_code} %{size_download}", origins.url(scheme, "seg.bin"),
+                ]
+            ).text.split(separator: " ")
+            codes.append(answer.first.map(String.init) ?? "")
+            sizes.append(answer.last.flatMap { Int64($0) } ?? -1)
         }
         #expect(codes == ["200", "503", "200"])
         let capture = try await proxy.stopAndRead()
@@ -66,6 +68,20 @@ struct PlayerLabFaultTests {
         let injected = capture.requests.first { $0.id == f.first?.exchange }
         #expect(injected?.status == 503 && injected?.injected == true)
         #expect(capture.requests.filter { !$0.injected }.allSatisfy { $0.status == 200 })
+
+        // What inspect says of the answer is what curl got: rangetap served its own body, the
+        // origin sent nothing, and the Content-Length it wrote is kept (no false mismatch).
+        let r = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath, "--json"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let exchanges = try #require(json["exchanges"] as? [[String: Any]])
+        let answer = try #require(exchanges.first { $0["status"] as? Int == 503 })
+        #expect(sizes[1] > 0)
+        #expect((answer["bytesServed"] as? NSNumber)?.int64Value == sizes[1], "\(answer)")
+        #expect((answer["bytesDelivered"] as? NSNumber)?.int64Value == sizes[1], "\(answer)")
+        #expect((answer["bytesReceived"] as? NSNumber)?.int64Value == 0, "\(answer)")
+        let codesFound = ((answer["findings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+        #expect(!codesFound.contains("content-length-mismatch"), "\(codesFound)")
     }
 
     @Test(arguments: Scheme.allCases) func headerCaseRespellsWhatTheClientSeesAndTheCaptureKeepsTheOrigins(
@@ -106,6 +122,25 @@ struct PlayerLabFaultTests {
         #expect(message.contains("reset the connection after 100000 body bytes"))
         #expect(capture.events("cancel").isEmpty)
         #expect(faults(capture).map(\.action) == ["reset-after"])
+
+        // inspect and export say what curl got, and blame the rule, not the origin (issue 40).
+        let inspect = try runCommand(Paths.rangetap, ["inspect", proxy.capturePath, "--json"], timeout: 60)
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: inspect.stdout) as? [String: Any])
+        let exchange = try #require((json["exchanges"] as? [[String: Any]])?.first { $0["method"] as? String == "GET" })
+        #expect((exchange["bytesDelivered"] as? NSNumber)?.int64Value == 100_000, "\(exchange)")
+        let findings = (exchange["findings"] as? [[String: Any]]) ?? []
+        #expect(!findings.contains { $0["code"] as? String == "closed-mid-response" }, "\(findings)")
+        let cut = try #require(findings.first { $0["code"] as? String == "truncated" }, "\(findings)")
+        #expect(cut["injected"] as? Bool == true)
+        #expect((cut["message"] as? String)?.contains("the client got 100000 body bytes") == true, "\(cut)")
+        let rows = Paths.temporaryDirectory("lab-rows") + "/rows.jsonl"
+        let export = try runCommand(Paths.rangetap, ["export", proxy.capturePath, "--exchanges", rows], timeout: 60)
+        #expect(export.status == 0, "\(export.stderr)")
+        let row = try String(contentsOfFile: rows, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["method"] as? String == "GET" }
+        #expect((row?["bytesDelivered"] as? NSNumber)?.int64Value == 100_000, "\(row ?? [:])")
     }
 
     /// A client slower than the origin: most of the bytes before the cut still sit in the
