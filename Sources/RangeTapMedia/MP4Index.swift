@@ -106,12 +106,18 @@ public struct MP4Index: Sendable {
 
     /// The media time, in seconds, covered by the samples whose bytes overlap `bytes`: the
     /// earliest presentation time and the latest presentation end among them. The video
-    /// tracks answer when their samples overlap `bytes`; otherwise all tracks do. Nil when no
-    /// sample overlaps. Each track is searched by binary search, so this stays fast for
-    /// hundreds of thousands of samples.
+    /// tracks answer when their samples overlap `bytes`; otherwise all tracks do. Without
+    /// tracks (a media segment file read without its initialization segment: `styp`, `sidx`,
+    /// `moof`, `mdat`), the references of its `sidx` that overlap `bytes` answer. Nil when no
+    /// sample or reference overlaps. Each track is searched by binary search, so this stays
+    /// fast for hundreds of thousands of samples.
     public func timeSpan(of bytes: Range<Int64>) -> (start: Double, end: Double)? {
         if let span = Self.span(of: bytes, in: tracks.filter(\.isVideo)) { return span }
-        return Self.span(of: bytes, in: tracks)
+        if let span = Self.span(of: bytes, in: tracks) { return span }
+        guard tracks.isEmpty else { return nil }
+        let refs = segmentIndex.filter { !$0.referencesIndex && $0.byteRange.overlaps(bytes) }
+        guard let first = refs.map(\.start).min(), let last = refs.map(\.end).max() else { return nil }
+        return (first, last)
     }
 
     private static func span(of bytes: Range<Int64>, in tracks: [MP4Track]) -> (start: Double, end: Double)? {
@@ -129,11 +135,31 @@ public struct MP4Index: Sendable {
     }
 
     /// Whether fetching `bytes` is an index fetch: the range touches the `moov` or a `sidx`
-    /// and holds no sample's bytes (so a fetch of `ftyp` and `moov` together counts, a fetch
-    /// that runs on into the media does not).
+    /// and holds no sample's bytes and no `moof` or `mdat` box (so a fetch of `ftyp` and `moov`
+    /// together counts; a fetch that runs on into the media does not, nor does a whole media
+    /// segment file, `styp` + `sidx` + `moof` + `mdat`, read without its initialization segment).
     public func isIndex(_ bytes: Range<Int64>) -> Bool {
         guard !bytes.isEmpty, indexRanges.contains(where: { $0.overlaps(bytes) }) else { return false }
+        if topLevel.contains(where: { ($0.type == "moof" || $0.type == "mdat") && $0.range.overlaps(bytes) }) {
+            return false
+        }
         return tracks.allSatisfy { $0.samples(overlapping: bytes).isEmpty }
+    }
+
+    /// Media bytes a fetch may hold before a `moov` at the end and still be the index fetch.
+    public static let indexLeadIn: Int64 = 256 << 10
+
+    /// Whether fetching `bytes` is a fetch of the index at the end that began a little early: the
+    /// range holds the whole `moov`, which follows the media data, and starts at most
+    /// ``indexLeadIn`` bytes before it. Players that do not know where the `moov` begins ask for
+    /// the file's last bytes (AVPlayer `bytes=N-` for the last 64 KiB, Chromium similarly); a
+    /// seek that reads on to the end starts further back and is media. Ranges of the index
+    /// alone are ``isIndex(_:)``.
+    public func isIndexAtEnd(_ bytes: Range<Int64>) -> Bool {
+        guard moovAtEnd, let moov, bytes.lowerBound <= moov.lowerBound, bytes.upperBound >= moov.upperBound else {
+            return false
+        }
+        return moov.lowerBound - bytes.lowerBound <= Self.indexLeadIn
     }
 
     /// Whether the file is fragmented (has top-level `moof` boxes).

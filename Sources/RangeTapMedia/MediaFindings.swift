@@ -100,7 +100,8 @@ enum MediaFindings {
                 let after =
                     before.map {
                         String(
-                            format: "; the last %d segment%@ came at %@", $0.count, $0.count == 1 ? "" : "s",
+                            format: "; the last %d segment%@ reached the client at %@", $0.count,
+                            $0.count == 1 ? "" : "s",
                             bitRate($0.bitsPerSecond))
                     } ?? ""
                 out.append(
@@ -119,16 +120,19 @@ enum MediaFindings {
         return out
     }
 
-    /// Bytes over time, first body byte to end, of the complete exchanges among `recent`.
+    /// The rate the complete exchanges among `recent` reached the client, response head to last
+    /// byte: a player adapts to that, not to how fast the origin sent. Under `--shape` the
+    /// `delivered` events give the client's timeline (the link's pace); otherwise the `end`,
+    /// which is recorded once the client's TCP acknowledged every byte.
     private static func throughput(_ recent: [CaptureAnalysis.Exchange]) -> (count: Int, bitsPerSecond: Double)? {
         let done = recent.filter { $0.record.outcome == .complete }
         var bytes: Int64 = 0
         var ns: Int64 = 0
         for e in done {
-            guard let from = e.record.responseAt ?? e.record.firstChunkAt, let to = e.record.end, to > from else {
-                continue
-            }
-            bytes += e.record.bytesReceived
+            let r = e.record
+            let last = r.deliveries.last
+            guard let from = r.responseAt ?? r.firstChunkAt, let to = last?.t ?? r.end, to > from else { continue }
+            bytes += last?.bytes ?? r.bytesToClient
             ns += to - from
         }
         guard ns > 0, bytes > 0 else { return nil }

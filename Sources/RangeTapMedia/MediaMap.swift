@@ -157,6 +157,11 @@ public struct MediaMap: Sendable {
             if index.isIndex(bytes) {
                 map.spans[e.record.id] = MediaSpan(
                     kind: .index, format: "mp4", note: index.moovAtEnd ? "moov at end" : nil)
+            } else if index.isIndexAtEnd(bytes), let moov = index.moov {
+                // The index, fetched from a little before it: the media bytes are noted, the
+                // exchange is not counted as media time.
+                map.spans[e.record.id] = MediaSpan(
+                    kind: .index, format: "mp4", note: "moov at end, +\(moov.lowerBound - bytes.lowerBound) B media")
             } else if let t = index.timeSpan(of: bytes) {
                 map.spans[e.record.id] = MediaSpan(kind: .segment, format: "mp4", start: t.start, end: t.end)
             }

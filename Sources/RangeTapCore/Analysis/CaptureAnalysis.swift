@@ -114,12 +114,11 @@ public struct CaptureAnalysis: Sendable {
                 guard let i = analysis.exchanges.firstIndex(where: { $0.record.id == ex }) else { continue }
                 var body: [UInt8] = []
                 for c in chunks { body.append(contentsOf: try reader.bytes(of: c)) }
-                var found = MultipartCheck.findings(analysis.exchanges[i].record, body: body)
-                found.markInjected(by: analysis.exchanges[i].record.faultRules)
-                analysis.exchanges[i].findings += found
+                analysis.exchanges[i].findings += MultipartCheck.findings(analysis.exchanges[i].record, body: body)
             }
         }
         // Findings made from the bodies (multipart parts) count in the summary too.
+        FaultAttribution.apply(to: &analysis)
         analysis.summary = analysis.summarized()
         return analysis
     }
@@ -131,17 +130,17 @@ public struct CaptureAnalysis: Sendable {
     }
 
     /// Adds findings a pass over the bodies made (RangeTapMedia's `MediaAnalysis`): each with its
-    /// exchange (marked injected when a fault rule touched that exchange) or with the capture's;
-    /// the summary counts them.
+    /// exchange or with the capture's, marked injected as ``FaultAttribution`` decides; the
+    /// summary counts them.
     public mutating func addBodyFindings(_ found: [Finding]) {
         guard !found.isEmpty else { return }
         var byExchange = Dictionary(grouping: found) { $0.exchange ?? 0 }
         for i in exchanges.indices {
-            guard var mine = byExchange.removeValue(forKey: exchanges[i].record.id) else { continue }
-            mine.markInjected(by: exchanges[i].record.faultRules)
+            guard let mine = byExchange.removeValue(forKey: exchanges[i].record.id) else { continue }
             exchanges[i].findings += mine
         }
         findings += byExchange.values.flatMap { $0 }
+        FaultAttribution.apply(to: &self)
         summary = summarized()
     }
 

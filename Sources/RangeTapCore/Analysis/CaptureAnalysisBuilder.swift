@@ -106,12 +106,8 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
         a.findings += HTTP2HeaderCaseNote.findings(a.exchanges.map(\.record))
-        // Every finding about an exchange a fault was injected into is the user's doing
-        // (an off-by-one finding is tied to the earlier exchange, for one).
-        if !rulesByExchange.isEmpty {
-            for i in a.exchanges.indices { a.exchanges[i].findings.markInjected(in: rulesByExchange) }
-            a.findings.markInjected(in: rulesByExchange)
-        }
+        // What the faults caused, and the clients' answers to them, is the user's doing.
+        if !rulesByExchange.isEmpty { FaultAttribution.apply(to: &a) }
         var counts: [Int: Int] = [:]
         var streams: [Int: Int] = [:]
         var versions: [Int: String] = [:]
@@ -286,7 +282,6 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
 
-        findings.markInjected(by: r.faultRules)
         return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: nil, refetchedBytes: 0)
     }
 

@@ -178,6 +178,35 @@ struct PlayerLabFaultTests {
         #expect(faults(capture).map(\.action) == ["truncate-after"])
     }
 
+    /// A client that fetches again after an `off-by-one` answer is answering the fault: its
+    /// refetch (a warn: 512 KiB again) is the rule's, so `inspect --fail-on warn` passes; the
+    /// same refetch without the rule fails it (issue 40).
+    @Test func aRefetchAfterAFaultIsTheRulesAndFailOnIgnoresIt() async throws {
+        for rules in [["path=/seg.bin,nth=1,off-by-one"], []] {
+            let proxy = try await proxy(.http, rules: rules)
+            for _ in 0..<2 {
+                let r = try curl(["-x", proxy.url, "-r", "0-524287", "-o", "/dev/null", origins.url(.http, "seg.bin")])
+                #expect(r.status == 0, "curl: \(r.stderr)")
+            }
+            _ = try await proxy.stopAndRead()
+            let inspect = try runCommand(
+                Paths.rangetap, ["inspect", proxy.capturePath, "--json", "--fail-on", "warn"], timeout: 60)
+            let json = try #require(try JSONSerialization.jsonObject(with: inspect.stdout) as? [String: Any])
+            let second = try #require((json["exchanges"] as? [[String: Any]])?.last)
+            let refetch = try #require(
+                ((second["findings"] as? [[String: Any]]) ?? []).first { $0["code"] as? String == "refetched" },
+                "\(second)")
+            #expect(refetch["severity"] as? String == "warn")
+            if rules.isEmpty {
+                #expect(refetch["injected"] == nil || refetch["injected"] as? Bool == false, "\(refetch)")
+                #expect(inspect.status == 1, "the client's own refetch fails --fail-on warn")
+            } else {
+                #expect(refetch["injected"] as? Bool == true && (refetch["rules"] as? [String]) == rules, "\(refetch)")
+                #expect(inspect.status == 0, "the rule's consequence does not fail --fail-on warn: \(inspect.stderr)")
+            }
+        }
+    }
+
     @Test(arguments: Scheme.allCases) func offByOneShiftsContentRangeAndKeepsTheBody(_ scheme: Scheme) async throws {
         let proxy = try await proxy(scheme, rules: ["range=yes,off-by-one"])
         let out = Paths.temporaryDirectory("lab-out") + "/part"

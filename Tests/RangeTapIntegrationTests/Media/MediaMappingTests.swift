@@ -1,6 +1,7 @@
 import Foundation
 import RangeTapCore
 import RangeTapMedia
+import RangeTapProxy
 import RangeTapTestSupport
 import Testing
 
@@ -406,6 +407,108 @@ struct MediaMappingTests {
             mapped.contains { ($0.media?.start ?? 0) >= 10 && ($0.media?.start ?? 99) <= 12.5 },
             "\(mapped.map { $0.media!.start! })")
         origin.stop()
+    }
+
+    /// The rate a rendition switch quotes is the one that reached the player, which adapts to it
+    /// (issue 40: it quoted the origin's loopback rate, "7516.4 Mb/s" on a 700 kbit/s link).
+    /// Through a 2 Mbit/s shaped link it must agree with curl's own download speed.
+    @Test func aRenditionSwitchQuotesTheRateTheClientGot() async throws {
+        let spec = try ShapeSpec(parsing: "rate=2mbit")
+        let proxy = try await ProxyHarness { $0.shape = spec }
+        var speeds: [Double] = []
+        for p in ["master.m3u8", "v0.m3u8", "v0_000.ts", "v0_001.ts", "v1.m3u8", "v1_002.ts"] {
+            let r = try runCommand(
+                try Paths.tool("curl"),
+                [
+                    "-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", "-w", "%{speed_download}",
+                    nginx.url("hls-ts/" + p),
+                ])
+            #expect(r.status == 0, "curl \(p): \(r.stderr)")
+            if p.hasPrefix("v0_") { speeds.append(Double(r.text) ?? 0) }
+        }
+        _ = try await proxy.stopAndRead()
+        let a = try MediaAnalysis.analyze(path: proxy.capturePath)
+        let finding = try #require(a.allFindings.first { $0.code == "rendition-switch" })
+        // "…; the last 2 segments reached the client at 1.9 Mb/s"
+        let words = finding.message.split(separator: " ")
+        let unit = try #require(words.last.map(String.init), "\(finding.message)")
+        let number = try #require(words.dropLast().last.flatMap { Double($0) }, "\(finding.message)")
+        let quoted = number * (unit == "Mb/s" ? 1e6 : unit == "kb/s" ? 1e3 : .nan)
+        let curlBitsPerSecond = speeds.reduce(0, +) / Double(max(speeds.count, 1)) * 8
+        #expect(curlBitsPerSecond > 0 && curlBitsPerSecond < 2.5e6, "curl's speeds \(speeds) B/s")
+        #expect(
+            quoted > curlBitsPerSecond * 0.5 && quoted < curlBitsPerSecond * 1.5,
+            "quoted \(finding.message); curl got \(curlBitsPerSecond) b/s")
+    }
+
+    /// Chromium fetches the index at the end with `bytes=N-` from a little before the `moov` (the
+    /// last 24,705 bytes of media, then the `moov`): that is the index fetch, not a segment of
+    /// the last tenth of a second (issue 40). A fetch of the whole file stays media. The `moov`'s
+    /// offset is found here by walking the top-level boxes, not with rangetap's parser.
+    @Test func aFetchOfTheIndexAtTheEndThatBeginsEarlyIsTheIndex() async throws {
+        let media = try Media.directory()
+        let file = try Data(contentsOf: URL(fileURLWithPath: media + "/moov-at-end.mp4"))
+        var offset = 0
+        var moov: Int?
+        while offset + 8 <= file.count {
+            let size = file[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if String(decoding: file[offset + 4..<offset + 8], as: UTF8.self) == "moov" { moov = offset }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        let moovStart = try #require(moov)
+        #expect(moovStart > file.count / 2, "the test file has its index at the end")
+        let origin = try NginxServer(root: media)
+        defer { origin.stop() }
+        let proxy = try await ProxyHarness()
+        for range in ["\(moovStart - 24_705)-", "0-"] {
+            let r = try runCommand(
+                try Paths.tool("curl"),
+                ["-s", "--noproxy", "", "-x", proxy.url, "-r", range, "-o", "/dev/null", origin.url("moov-at-end.mp4")])
+            #expect(r.status == 0, "curl -r \(range): \(r.stderr)")
+        }
+        let a = try await analyze(proxy)
+        let tail = try #require(a.exchanges.first { $0.record.requestRange == "bytes=\(moovStart - 24_705)-" })
+        #expect(tail.media?.kind == .index, "\(String(describing: tail.media))")
+        #expect(
+            tail.media?.note?.hasPrefix("moov at end, +24705 B media") == true,
+            "\(String(describing: tail.media))")
+        let whole = try #require(a.exchanges.first { $0.record.requestRange == "bytes=0-" })
+        #expect(whole.media?.kind == .segment && (whole.media?.end ?? 0) > 19, "\(String(describing: whole.media))")
+    }
+
+    /// A DASH media segment fetched without its MPD (`styp`, `sidx`, `moof`, `mdat`, as ffmpeg
+    /// writes them and mpv fetches them) is a segment with the time its `sidx` gives, not an
+    /// index fetch (issue 40). The time is checked against the `sidx` read here by hand.
+    @Test func aDASHSegmentFileWithItsOwnSidxIsASegment() async throws {
+        let name = "dash/chunk-stream0-00002.m4s"
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Media.streams() + "/" + name)))
+        func int(_ at: Int, _ n: Int) -> Int { file[at..<at + n].reduce(0) { $0 << 8 | Int($1) } }
+        var at = 0
+        var truth: (start: Double, end: Double)?
+        while at + 8 <= file.count, truth == nil {
+            if String(decoding: file[at + 4..<at + 8], as: UTF8.self) == "sidx" {
+                let version = Int(file[at + 8])
+                let timescale = Double(int(at + 16, 4))
+                let earliest = version == 0 ? int(at + 20, 4) : int(at + 20, 8)
+                let refs = at + 20 + (version == 0 ? 8 : 16)
+                let count = int(refs + 2, 2)
+                let duration = (0..<count).reduce(0) { $0 + int(refs + 4 + $1 * 12 + 4, 4) }
+                truth = (Double(earliest) / timescale, Double(earliest + duration) / timescale)
+            }
+            at += max(int(at, 4), 8)
+        }
+        let expected = try #require(truth, "the segment has a sidx")
+        let proxy = try await ProxyHarness()
+        let r = try runCommand(
+            try Paths.tool("curl"), ["-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", nginx.url(name)])
+        #expect(r.status == 0, "\(r.stderr)")
+        let a = try await analyze(proxy)
+        let m = try #require(a.exchanges.first?.media, "\(a.exchanges.map { String(describing: $0.media) })")
+        #expect(m.kind == .segment, "\(m)")
+        #expect(
+            abs((m.start ?? -1) - expected.start) < 0.01 && abs((m.end ?? -1) - expected.end) < 0.01,
+            "mapped \(m), sidx \(expected)")
     }
 
     /// A player's mistakes, made on purpose by curl in a chosen order: a switch up, a segment
