@@ -25,7 +25,7 @@ QUERIES = {
         SELECT capture,
                count(*)                                   AS exchanges,
                count(DISTINCT connection)                 AS connections,
-               sum(bytesReceived)::BIGINT                 AS body_bytes,
+               sum(bytesReceived)::BIGINT                 AS received_bytes,
                count(*) FILTER (WHERE cancelled)          AS cancelled,
                count(*) FILTER (WHERE outcome = 'failed') AS failed
         FROM ex GROUP BY capture ORDER BY capture""",
@@ -35,7 +35,7 @@ QUERIES = {
                count(*)                                         AS exchanges,
                round(avg(CASE WHEN cancelled THEN 1 ELSE 0 END), 4) AS cancel_rate,
                sum(refetchedBytes)::BIGINT                      AS refetched_bytes,
-               sum(bytesReceived)::BIGINT                       AS body_bytes
+               sum(bytesReceived)::BIGINT                       AS received_bytes
         FROM ex GROUP BY host ORDER BY exchanges DESC, host""",
     # Time from request to response head, fleet-wide.
     "ttfb": """
@@ -50,7 +50,7 @@ QUERIES = {
                count(*)                                                       AS segments,
                count(*) FILTER (WHERE cancelled)                              AS cancelled,
                round(sum(CAST(mediaEnd AS DOUBLE) - CAST(mediaStart AS DOUBLE)), 3) AS media_seconds,
-               sum(bytesReceived)::BIGINT                                     AS body_bytes
+               sum(bytesReceived)::BIGINT                                     AS received_bytes
         FROM ex WHERE CAST(mediaKind AS VARCHAR) = 'segment'
         GROUP BY ALL ORDER BY format, rendition""",
     # The origin's findings (injected ones are in injectedFindings), most frequent first.

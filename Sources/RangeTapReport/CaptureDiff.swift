@@ -76,6 +76,16 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         public var bytesFetchedChange: Int64
     }
 
+    /// One rendition's segments in both captures (``RenditionFigures``).
+    public struct RenditionChange: Sendable, Equatable, Codable {
+        /// The rendition, named as `inspect` names it (`mp4` for a progressive file).
+        public var rendition: String
+        /// Its figures in A (all zero when A fetched none of its segments).
+        public var a: RenditionFigures
+        /// Its figures in B.
+        public var b: RenditionFigures
+    }
+
     /// How often one finding code occurs on each side, when the counts differ.
     public struct FindingCount: Sendable, Equatable, Codable {
         /// The finding code (docs/inspect-json.md).
@@ -123,6 +133,9 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
     /// Resources whose bytes fetched, unique bytes or requests differ, in order of first request
     /// in A, then those only in B.
     public var resources: [ResourceChange]
+    /// Every rendition either capture fetched segments of, sorted by name; empty when the media
+    /// mapping tied no exchange of either to a segment.
+    public var renditions: [RenditionChange]
     /// Finding codes whose counts differ, sorted by code.
     public var findings: [FindingCount]
     /// Codes found in A only, sorted.
@@ -141,6 +154,10 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         metrics = Self.metrics(a, b)
         changedMetrics = metrics.filter(\.differs).map(\.name)
         resources = Self.resourceChanges(a, b)
+        let ra = RenditionFigures.of(a), rb = RenditionFigures.of(b)
+        renditions = Set(ra.keys).union(rb.keys).sorted().map {
+            RenditionChange(rendition: $0, a: ra[$0] ?? RenditionFigures(), b: rb[$0] ?? RenditionFigures())
+        }
         let countsA = Self.countsByCode(a), countsB = Self.countsByCode(b)
         findings = Set(countsA.keys).union(countsB.keys).sorted().compactMap { code in
             let ca = countsA[code, default: 0], cb = countsB[code, default: 0]
@@ -150,7 +167,8 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         onlyInB = countsB.keys.filter { countsA[$0] == nil }.sorted()
         findingsOnlyInA = Self.findings(of: a, codes: Set(onlyInA))
         findingsOnlyInB = Self.findings(of: b, codes: Set(onlyInB))
-        identical = changedMetrics.isEmpty && resources.isEmpty && findings.isEmpty
+        identical =
+            changedMetrics.isEmpty && resources.isEmpty && findings.isEmpty && renditions.allSatisfy { $0.a == $0.b }
     }
 
     /// The figure named `name`, if there is one.
@@ -185,11 +203,14 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         s.uniqueBytes > 0 ? Double(s.bytesFetched) / Double(s.uniqueBytes) : 1
     }
 
-    /// Milliseconds from the first request to the first body byte of the first exchange (in
-    /// request order) with a 2xx status and a body; nil when there is none.
+    /// Milliseconds from the first request to the first body byte of the first media segment
+    /// (in request order) when the media mapping tied any exchange to a segment: playlists,
+    /// manifests, init segments and indexes come before media and do not count. Without a
+    /// mapping, the first exchange with a 2xx status and a body. Nil when there is none.
     static func timeToFirstMediaByteMs(_ analysis: CaptureAnalysis) -> Double? {
         guard let start = analysis.exchanges.map(\.record.start).min() else { return nil }
-        let first = analysis.exchanges.lazy.map(\.record).first {
+        let mapped = analysis.exchanges.contains { $0.media?.kind == .segment }
+        let first = analysis.exchanges.lazy.filter { !mapped || $0.media?.kind == .segment }.map(\.record).first {
             ($0.status ?? 0) / 100 == 2 && $0.bytesReceived > 0 && $0.firstChunkAt != nil
         }
         return first?.firstChunkAt.map { Double($0.subtractingSaturating(start)) / 1e6 }

@@ -29,6 +29,26 @@ public enum CaptureDiffText {
                         ]
                     })
         }
+        if !diff.renditions.isEmpty {
+            out +=
+                "\nrenditions (the media mapping's segments: count, cancelled, media seconds, bytes delivered, switches to)\n"
+            func cells(_ f: RenditionFigures) -> [String] {
+                [
+                    String(f.segments), String(f.cancelled), String(format: "%.2f s", f.mediaSeconds), String(f.bytes),
+                    String(f.switchesTo),
+                ]
+            }
+            out += table(
+                [
+                    [
+                        "  rendition", "seg A", "cxl A", "media A", "bytes A", "sw A", "seg B", "cxl B", "media B",
+                        "bytes B", "sw B",
+                    ]
+                ]
+                    + diff.renditions.map {
+                        ["  " + TerminalText.escapingControls($0.rendition)] + cells($0.a) + cells($0.b)
+                    })
+        }
         if !diff.findings.isEmpty {
             out += "\nfindings by code\n"
             out += table([["  code", "A", "B"]] + diff.findings.map { ["  " + $0.code, String($0.a), String($0.b)] })

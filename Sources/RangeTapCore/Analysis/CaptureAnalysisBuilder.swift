@@ -256,7 +256,7 @@ public struct CaptureAnalysisBuilder: Sendable {
                 findings.append(
                     Finding(
                         .earlyCancel,
-                        "open-ended request \(r.requestRange ?? "") cancelled after \(r.bytesReceived) bytes: the player reads ahead a little and cancels (the AVPlayer pattern)",
+                        "open-ended request \(r.requestRange ?? "") cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received): the player reads ahead a little and cancels (the AVPlayer pattern)",
                         evidence: [rangeLine ?? ""], exchange: id))
             }
         case .complete, .open:

@@ -105,7 +105,7 @@ struct FleetExportTests {
         var totals = [Int64](repeating: 0, count: 4)
         for row in perCapture {
             let id = row["capture"] as? String ?? "?"
-            let got = [int(row["exchanges"]), int(row["body_bytes"]), int(row["cancelled"]), int(row["failed"])]
+            let got = [int(row["exchanges"]), int(row["received_bytes"]), int(row["cancelled"]), int(row["failed"])]
             #expect(got == expected[id], "\(id): duckdb \(got), summary \(expected[id] ?? [])")
             for k in 0..<4 { totals[k] += got[k] }
         }

@@ -511,6 +511,58 @@ struct MediaMappingTests {
             "mapped \(m), sidx \(expected)")
     }
 
+    /// `diff` in media terms: two playbacks of one HLS master, one of each rendition, compared per
+    /// rendition (segments, media seconds, bytes delivered), and the time to the first media byte
+    /// measured on the first segment, not the playlist (issue 40). The truths are the playlists'
+    /// own durations (2 s segments) and curl's byte counts.
+    @Test func diffComparesRenditionsAndTimesTheFirstSegment() async throws {
+        func record(_ paths: [String]) async throws -> (capture: String, sizes: [String: Int64]) {
+            let proxy = try await ProxyHarness()
+            var sizes: [String: Int64] = [:]
+            for p in paths {
+                let r = try runCommand(
+                    try Paths.tool("curl"),
+                    [
+                        "-s", "--noproxy", "", "-x", proxy.url, "-o", "/dev/null", "-w", "%{size_download}",
+                        nginx.url("hls-ts/" + p),
+                    ])
+                #expect(r.status == 0, "curl \(p): \(r.stderr)")
+                sizes[p] = Int64(r.text) ?? -1
+            }
+            _ = try await proxy.stopAndRead()
+            return (proxy.capturePath, sizes)
+        }
+        let low = try await record(["master.m3u8", "v0.m3u8", "v0_000.ts", "v0_001.ts"])
+        let high = try await record(["master.m3u8", "v1.m3u8", "v1_000.ts", "v1_001.ts", "v1_002.ts"])
+        let r = try runCommand(Paths.rangetap, ["diff", low.capture, high.capture, "--json"], timeout: 60)
+        #expect(r.status <= 1, "\(r.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let rows = try #require(doc["renditions"] as? [[String: Any]], "\(doc.keys)")
+        #expect(rows.count == 2, "\(rows)")
+        func figures(_ row: [String: Any]?, _ side: String) -> (Int, Double, Int64) {
+            let f = row?[side] as? [String: Any] ?? [:]
+            return (
+                (f["segments"] as? NSNumber)?.intValue ?? -1, (f["mediaSeconds"] as? NSNumber)?.doubleValue ?? -1,
+                (f["bytes"] as? NSNumber)?.int64Value ?? -1
+            )
+        }
+        let v0 = rows.first { ($0["rendition"] as? String)?.hasPrefix("320x180") == true }
+        let v1 = rows.first { ($0["rendition"] as? String)?.hasPrefix("640x360") == true }
+        let lowA = figures(v0, "a"), highB = figures(v1, "b")
+        #expect(lowA.0 == 2 && abs(lowA.1 - 4) < 0.01 && lowA.2 == low.sizes["v0_000.ts"]! + low.sizes["v0_001.ts"]!)
+        #expect(figures(v0, "b").0 == 0 && figures(v1, "a").0 == 0)
+        #expect(
+            highB.0 == 3 && abs(highB.1 - 6) < 0.01
+                && highB.2 == ["v1_000.ts", "v1_001.ts", "v1_002.ts"].map { high.sizes[$0]! }.reduce(0, +))
+        // The first media byte is the first segment's, after both playlists.
+        let a = try MediaAnalysis.analyze(path: low.capture)
+        let start = try #require(a.exchanges.map(\.record.start).min())
+        let segment = try #require(a.exchanges.first { $0.record.path.hasSuffix("v0_000.ts") }?.record.firstChunkAt)
+        let metric = (doc["metrics"] as? [[String: Any]])?.first { $0["name"] as? String == "timeToFirstMediaByteMs" }
+        let ms = try #require((metric?["a"] as? NSNumber)?.doubleValue)
+        #expect(abs(ms - Double(segment - start) / 1e6) < 0.01, "\(ms) ms")
+    }
+
     /// A player's mistakes, made on purpose by curl in a chosen order: a switch up, a segment
     /// fetched twice, a jump ahead, a cancel. Each is a finding, and every view carries the mapping.
     @Test func findingsAndEveryViewCarryTheMapping() async throws {
