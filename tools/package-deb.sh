@@ -11,7 +11,7 @@
 # Prints the path of the .deb on stdout (progress goes to stderr).
 #
 # The package must run on a Debian machine without the Swift toolchain. The release build links the
-# Swift runtime and Foundation statically, so it needs only Debian's libraries (libcurl4, libstdc++6,
+# Swift runtime and Foundation statically, so it needs only Debian's libraries (libcurl4, libssl3, libstdc++6,
 # libgcc-s1, libc6), all in Depends. A --binary that still loads libraries from outside any Debian
 # package (a debug build loads libswiftCore.so, libFoundation.so, … from the toolchain) gets them
 # shipped in /usr/lib/rangetap/, with its RUNPATH rewritten to find them there (patchelf) and not in
