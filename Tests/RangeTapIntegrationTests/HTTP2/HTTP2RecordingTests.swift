@@ -374,7 +374,9 @@ struct HTTP2RecordingTests {
             if reused[f[0]] == nil { order.append(f[0]) }
             reused[f[0]] = f[1] == "r"
         }
-        try #require(order.count >= 3 && lines.count == 4, "\(lines)")
+        // Usually three connections; under load libcurl has put two of the burst's streams on
+        // the first connection (HTTP/2 upstream multiplexing), leaving one new connection.
+        try #require(order.count >= 2 && lines.count == 4, "\(lines)")
         #expect(reused[order[0]] == false, "the first connection had no session to resume")
         // At least one: once, in a full run on a loaded machine, one of the two new connections
         // made a full handshake (not explained); without the shared cache none resumes.
