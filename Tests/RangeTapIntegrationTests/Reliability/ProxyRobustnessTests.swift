@@ -188,7 +188,15 @@ struct ProxyRobustnessTests {
         let client = try TestProcess(
             try Paths.tool("curl"),
             ["-s", "--noproxy", "", "-x", proxy.url, origin.url("/slow?delay_ms=50&piece=4096"), "-o", "/dev/null"])
-        try await Task.sleep(for: .milliseconds(500))
+        // Stop once the transfer is under way: its first chunk is in the capture. (A fixed half
+        // second was once too short for curl to start on a loaded machine.) At most 20 s.
+        let events = proxy.capturePath + "/events.jsonl"
+        for _ in 0..<400 {
+            let text = (try? String(contentsOfFile: events, encoding: .utf8)) ?? ""
+            if text.contains(#""type":"chunk""#) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(200))
         let capture = try await proxy.stopAndRead()
         client.stop()
         let ex = try #require(capture.exchanges.first)
