@@ -7,7 +7,7 @@
 
 Reads every exports/*.jsonl as one table `ex` and prints the queries of docs/fleet.md: totals per
 capture, cancels and refetched bytes per host, time to first byte percentiles, media segments per
-rendition, the most frequent findings. --parquet also writes the whole table as Parquet; --json prints the results as JSON.
+rendition, CMCD sessions by sid across captures, the most frequent findings. --parquet also writes the whole table as Parquet; --json prints the results as JSON.
 """
 import argparse
 import json
@@ -53,6 +53,18 @@ QUERIES = {
                sum(bytesReceived)::BIGINT                                     AS received_bytes
         FROM ex WHERE CAST(mediaKind AS VARCHAR) = 'segment'
         GROUP BY ALL ORDER BY format, rendition""",
+    # The player's own account (CMCD, docs/cmcd.md) per session id, across every capture that
+    # holds requests of the session: the sid is the join key between captures.
+    "per_session": """
+        SELECT CAST(cmcdSid AS VARCHAR)                                      AS sid,
+               count(DISTINCT capture)                                       AS captures,
+               count(*)                                                      AS requests,
+               min(CAST(cmcdBl AS BIGINT))                                   AS min_buffer_ms,
+               count(*) FILTER (WHERE CAST(cmcdBs AS BOOLEAN))               AS starved,
+               round(avg(CAST(cmcdMtp AS BIGINT)))                           AS mean_mtp_kbps,
+               sum(bytesDelivered)::BIGINT                                   AS delivered_bytes
+        FROM ex WHERE cmcdSid IS NOT NULL
+        GROUP BY ALL ORDER BY sid""",
     # The origin's findings (injected ones are in injectedFindings), most frequent first.
     "findings": """
         SELECT finding, count(*) AS exchanges

@@ -10,7 +10,7 @@ struct MediaRefIndex {
     /// A URL as a lookup key: scheme and host lower-cased, the scheme's default port and any
     /// fragment dropped, the path and query as they are.
     static func key(_ url: String) -> String {
-        var parts = URLParts(url)
+        var parts = URLParts(CMCDQuery.removed(from: url))
         parts.rest = parts.rest.prefix { $0 != "#" }
         guard let scheme = parts.scheme?.lowercased(), let authority = parts.authorityText else {
             return String(parts.rest)

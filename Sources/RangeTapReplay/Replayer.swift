@@ -34,7 +34,7 @@ public final class Replayer {
         analysis.exchanges.compactMap { e in
             guard e.record.method == "GET", let span = e.resourceSpan, !span.isEmpty else { return nil }
             return (
-                e.record.id, e.record.url ?? e.record.target, span,
+                e.record.id, e.record.resource, span,
                 e.record.outcome == .complete && e.record.bytesDelivered == nil
             )
         }
@@ -67,7 +67,7 @@ public final class Replayer {
         var storer: [Int: String] = [:]
         for e in analysis.exchanges {
             let r = e.record
-            resourceOf[r.id] = r.url ?? r.target
+            resourceOf[r.id] = r.resource
             limit[r.id] = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? r.bytesReceived
             complete[r.id] = r.outcome == .complete && r.bytesDelivered == nil
             if r.clientHeadRewritten { clientHead[r.id] = (r.clientStatus, r.clientResponseLines) }

@@ -14,6 +14,7 @@ public enum ExchangeTable {
         case int(Int64?)
         case double(Double?)
         case bool(Bool)
+        case optionalBool(Bool?)
         case strings([String])
 
         func encode(to encoder: any Encoder) throws {
@@ -23,6 +24,7 @@ public enum ExchangeTable {
             case .int(let v): if let v { try c.encode(v) } else { try c.encodeNil() }
             case .double(let v): if let v { try c.encode(v) } else { try c.encodeNil() }
             case .bool(let v): try c.encode(v)
+            case .optionalBool(let v): if let v { try c.encode(v) } else { try c.encodeNil() }
             case .strings(let v): try c.encode(v)
             }
         }
@@ -122,6 +124,16 @@ public enum ExchangeTable {
             ("sequence", .int(e.media?.sequence.map(Int64.init))),
             ("mediaStart", .double(e.media?.start)),
             ("mediaEnd", .double(e.media?.end)),
+            ("cmcdSid", .string(e.cmcd?.sessionID)),
+            ("cmcdCid", .string(e.cmcd?.contentID)),
+            ("cmcdOt", .string(e.cmcd?.objectType)),
+            ("cmcdBr", .int(e.cmcd?.bitrateKbps)),
+            ("cmcdD", .int(e.cmcd?.durationMs)),
+            ("cmcdBl", .int(e.cmcd?.bufferLengthMs)),
+            ("cmcdMtp", .int(e.cmcd?.measuredThroughputKbps)),
+            ("cmcdBs", .optionalBool(e.cmcd.map(\.starved))),
+            ("cmcdSu", .optionalBool(e.cmcd.map(\.startup))),
+            ("cmcd", .string(e.cmcd.map { $0.entries.map(\.text).joined(separator: ",") })),
         ])
     }
 

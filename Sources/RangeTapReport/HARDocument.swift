@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// The HAR 1.2 document model (the fields rangetap fills), encoded by ``HARExport``.
 ///
 /// Field names follow the HAR 1.2 spec; rangetap's own fields start with `_`, as the spec
@@ -53,6 +55,8 @@ struct HARDocument: Encodable, Sendable {
         var findings: [String]
         /// What `--fault` rules changed; left out when none was injected.
         var faults: [Fault]?
+        /// What the player said in the request's CMCD (rangetap's decoding); left out when none.
+        var cmcd: CMCDData?
 
         enum CodingKeys: String, CodingKey {
             case pageref, startedDateTime, time, request, response, cache, timings, connection, comment
@@ -67,6 +71,7 @@ struct HARDocument: Encodable, Sendable {
             case error = "_error"
             case findings = "_findings"
             case faults = "_rangetapFaults"
+            case cmcd = "_cmcd"
         }
     }
 

@@ -175,7 +175,8 @@ public enum HARExport {
                 ? nil
                 : r.faults.map {
                     HARDocument.Fault(rule: $0.rule, action: $0.action, detail: $0.detail, t: ms($0.t - r.start))
-                })
+                },
+            cmcd: e.cmcd)
     }
 
     /// `httpVersion` of an HTTP/2 message, as Chrome's HAR export writes it.

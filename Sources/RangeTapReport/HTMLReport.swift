@@ -176,6 +176,7 @@ public enum HTMLReport {
         }
         out +=
             "<p class=\"hint\">Hover a bar for its details; click it to jump to its row. Bars of \(waterfall.maxPointsPerBar) points at most.</p>\n"
+        if let buffer = PlayerBufferSVG(a, time: waterfall.time) { out += buffer.render() }
         out += waterfall.render()
         if let mediaView {
             out += "<div id=\"media-view\" hidden>\n<div class=\"legend\">colour = rendition: "
@@ -310,6 +311,10 @@ public enum HTMLReport {
         if let m = e.media {
             out += "<br><span class=\"media\">\(HTMLEscaping.escape(TimelineText.mediaCell(m)))</span>"
         }
+        if let c = e.cmcd {
+            out +=
+                "<br><span class=\"cmcd\" title=\"\(HTMLEscaping.escape(c.entries.map(\.text).joined(separator: ",")))\">CMCD \(HTMLEscaping.escape(c.cell))</span>"
+        }
         out += "</td><td>\(HTMLEscaping.escape(facts.range))</td>"
         out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
         out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
@@ -357,6 +362,10 @@ public enum HTMLReport {
         .shaped { margin: 2px 0 10px; color: #4a148c; }
         .client { fill: none; stroke: var(--c); stroke-width: 1.6; stroke-dasharray: 5 3; opacity: .85; }
         .mark-fault path { fill: #7b1fa2; stroke: #fff; stroke-width: 1; }
+        .bl-line { fill: none; stroke: #1565c0; stroke-width: 1.5; }
+        .bl circle { fill: #1565c0; } .bl circle.su { fill: #fff; stroke: #1565c0; stroke-width: 2; }
+        .bl .bs { fill: #e0001b; }
+        span.cmcd { color: #1565c0; font-size: 11px; }
         .inj { display: inline-block; font-size: 11px; padding: 0 4px; border-radius: 3px; background: #f3e5f5; color: #4a148c; }
         li.finding.injected { border-color: #7b1fa2; }
         table.ex td:nth-child(14) span.inj { background: #f3e5f5; color: #4a148c; }

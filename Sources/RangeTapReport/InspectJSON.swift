@@ -54,6 +54,9 @@ public struct InspectJSON: Encodable, Sendable {
         /// What it fetched in media terms (kind, format, rendition, sequence, start and end
         /// seconds); absent when the capture's playlists, manifests or MP4 index do not say.
         var media: MediaSpan?
+        /// What the player said in the request's CMCD (keys, their sources, the raw payloads,
+        /// problems); absent when it sent none.
+        var cmcd: CMCDData?
     }
 
     /// A fault injected into an exchange (a `fault` event).
@@ -157,7 +160,7 @@ public struct InspectJSON: Encodable, Sendable {
                     : r.faults.map { Fault(atMs: ms($0.t)!, rule: $0.rule, action: $0.action, detail: $0.detail) },
                 deliveries: r.deliveries.isEmpty
                     ? nil : r.deliveries.map { Delivery(atMs: ms($0.t)!, bytes: $0.bytes) },
-                media: e.media.map(Self.rounded))
+                media: e.media.map(Self.rounded), cmcd: e.cmcd)
         }
         shapes = a.shapes.isEmpty ? nil : a.shapes.map { Shape(atMs: ms($0.t)!, spec: $0.spec, trace: $0.trace) }
         findings = a.findings

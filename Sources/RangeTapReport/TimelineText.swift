@@ -29,11 +29,15 @@ public struct TimelineText: Sendable {
     private static let hostColumn = ("host", -22)
     /// Columns whose text is never cut, however long: a range or Content-Range cut short would
     /// state a different range. A long one pushes the rest of its row to the right.
-    private static let uncut: Set<String> = ["range", "content-range", "media"]
+    private static let uncut: Set<String> = ["range", "content-range", "media", "cmcd"]
 
     /// The `media` column (segment, rendition, media time), last, shown when any exchange of
     /// the capture was mapped to media; never cut, as the outcome after it is free anyway.
     private static let mediaColumn = ("media", -30)
+
+    /// The `cmcd` column (the player's own account: `ot=v br=3200 bl=21300 mtp=48100 bs su`, `!`
+    /// when malformed), after `media`, shown when any request of the capture carried CMCD.
+    private static let cmcdColumn = ("cmcd", -30)
 
     /// Which optional columns a report shows.
     struct Layout: Sendable {
@@ -41,6 +45,8 @@ public struct TimelineText: Sendable {
         var hosts = false
         /// The `media` column: some exchange was mapped to media.
         var media = false
+        /// The `cmcd` column: some request carried CMCD.
+        var cmcd = false
     }
 
     /// The columns of a report with `layout`'s optional ones.
@@ -48,6 +54,7 @@ public struct TimelineText: Sendable {
         var c = columns
         if layout.hosts { c.insert(hostColumn, at: c.firstIndex { $0.0 == "path" } ?? c.count) }
         if layout.media { c.append(mediaColumn) }
+        if layout.cmcd { c.append(cmcdColumn) }
         return c
     }
 
@@ -120,6 +127,7 @@ public struct TimelineText: Sendable {
         ]
         if layout.hosts { cells.insert(Self.safe(Self.host(r)), at: 5) }
         if layout.media { cells.insert(e.media.map { Self.safe(Self.mediaCell($0)) } ?? "-", at: cells.count - 1) }
+        if layout.cmcd { cells.insert(e.cmcd.map { Self.safe($0.cell) } ?? "-", at: cells.count - 1) }
         return Self.line(cells, connWidth: connWidth, layout: layout)
     }
 
@@ -225,7 +233,9 @@ public struct TimelineText: Sendable {
         out += "\n"
         // Every row as wide as the longest stream id needs (4 characters without HTTP/2).
         let connWidth = a.exchanges.reduce(0) { max($0, Self.streamCellWidth($1.record)) }
-        let layout = Layout(hosts: Self.showsHosts(a.exchanges), media: a.exchanges.contains { $0.media != nil })
+        let layout = Layout(
+            hosts: Self.showsHosts(a.exchanges), media: a.exchanges.contains { $0.media != nil },
+            cmcd: a.exchanges.contains { $0.cmcd != nil })
         out += heading(connWidth: connWidth, layout: layout) + "\n"
         for item in ExchangeRow.rows(a.exchanges) {
             switch item {

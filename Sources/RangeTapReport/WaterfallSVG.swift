@@ -42,7 +42,8 @@ struct WaterfallSVG: Sendable {
     /// Lanes, in order of the resources' first request.
     let lanes: [Lane]
     private let colourIndex: [Int: Int]
-    private let time: (lower: Double, upper: Double)
+    /// The time axis, in milliseconds since the capture started.
+    let time: (lower: Double, upper: Double)
 
     /// A waterfall of `analysis`; bars get at most `maxPointsPerBar` points, fewer when
     /// `pointBudget` shared between all bars is smaller. Above `titlesUpTo` exchanges, hover
@@ -57,7 +58,7 @@ struct WaterfallSVG: Sendable {
             lanes.append(Lane(key: r.url, resource: r, exchanges: []))
         }
         for e in analysis.exchanges {
-            let key = e.record.method == "CONNECT" ? "CONNECT tunnels" : (e.record.url ?? e.record.target)
+            let key = e.record.method == "CONNECT" ? "CONNECT tunnels" : e.record.resource
             if let i = byKey[key] {
                 lanes[i].exchanges.append(e)
             } else {

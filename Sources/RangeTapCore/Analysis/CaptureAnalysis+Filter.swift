@@ -30,7 +30,7 @@ extension CaptureAnalysis {
         var a = self
         a.exchanges = exchanges.filter { filter.matches($0.record) }
         let ids = Set(a.exchanges.map(\.record.id))
-        let urls = Set(a.exchanges.map { $0.record.url ?? $0.record.target })
+        let urls = Set(a.exchanges.map(\.record.resource))
         let connectionIDs = Set(a.exchanges.map(\.record.connection))
         a.connections = connections.filter { connectionIDs.contains($0.id) }
         a.resources = resources.filter { urls.contains($0.url) }

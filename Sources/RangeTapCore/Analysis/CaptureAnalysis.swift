@@ -17,6 +17,8 @@ public struct CaptureAnalysis: Sendable {
         /// What the exchange fetched in media terms (segment, rendition, media time), when the
         /// capture's playlists, manifests or MP4 index tell (RangeTapMedia's `MediaMap`); nil otherwise.
         public var media: MediaSpan? = nil
+        /// What the player said about itself in the request's CMCD (CTA-5004); nil when it sent none.
+        public var cmcd: CMCDData? = nil
     }
 
     /// Figures for one URL.

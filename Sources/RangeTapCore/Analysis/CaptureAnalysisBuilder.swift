@@ -106,6 +106,8 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
         a.findings += HTTP2HeaderCaseNote.findings(a.exchanges.map(\.record))
+        a.findings += AltSvcNote.findings(a.exchanges.map(\.record))
+        CMCDPass.apply(to: &a.exchanges, latest: b.latest)
         // What the faults caused, and the clients' answers to them, is the user's doing.
         if !rulesByExchange.isEmpty { FaultAttribution.apply(to: &a) }
         var counts: [Int: Int] = [:]
@@ -134,7 +136,7 @@ public struct CaptureAnalysisBuilder: Sendable {
     private mutating func analyze(_ r: ExchangeRecord) -> CaptureAnalysis.Exchange {
         var findings: [Finding] = []
         let id = r.id
-        let url = r.url ?? r.target
+        let url = r.resource
 
         // The checks judge the head the client got: the origin's, unless a `--fault` rule
         // rewrote it (header-case, drop-header, off-by-one).
@@ -282,7 +284,18 @@ public struct CaptureAnalysisBuilder: Sendable {
             }
         }
 
-        return .init(record: r, findings: findings, expectedBytes: contentLength, resourceSpan: nil, refetchedBytes: 0)
+        // The player's own account: its CMCD, read whatever it holds.
+        let cmcd = r.cmcd
+        if let cmcd, !cmcd.problems.isEmpty {
+            findings.append(
+                Finding(
+                    .cmcdInvalid,
+                    "the player's CMCD breaks CTA-5004: \(cmcd.problems.joined(separator: "; ")); the keys that could be read are kept",
+                    evidence: cmcd.raw.map(\.line), exchange: id))
+        }
+        return .init(
+            record: r, findings: findings, expectedBytes: contentLength, resourceSpan: nil, refetchedBytes: 0,
+            cmcd: cmcd)
     }
 
     private func resourceStart(_ r: ExchangeRecord, contentRange: ContentRange?) -> Int64? {

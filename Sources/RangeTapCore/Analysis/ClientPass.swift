@@ -22,7 +22,7 @@ struct ClientPass {
         let r = e.record
         guard r.method != "CONNECT" else { return }
         let id = r.id
-        let url = r.url ?? r.target
+        let url = r.resource
         if stats[url] == nil {
             order.append(url)
             stats[url] = .init(url: url, length: nil, bytesFetched: 0, uniqueBytes: 0, requests: 0)

@@ -53,7 +53,7 @@ public enum FaultAttribution {
         var open: [String: (rules: [String], left: Int)] = [:]
         for e in analysis.exchanges {
             let r = e.record
-            let resource = r.url ?? r.target
+            let resource = r.resource
             if r.faults.isEmpty, var o = open[resource], o.left > 0 {
                 followUps[r.id] = o.rules
                 o.left -= 1

@@ -101,6 +101,20 @@ public enum FindingCode: String, Sendable, CaseIterable {
     case bufferAhead = "buffer-ahead"
     /// A playlist or MPD in the capture that rangetap could not read.
     case mediaManifestInvalid = "media-manifest-invalid"
+    /// An origin advertised HTTP/3 (`Alt-Svc: h3`): without the proxy, a client that speaks QUIC
+    /// would have used it, so the capture shows its TCP fallback (once per origin).
+    case altSvcHTTP3 = "alt-svc-h3"
+    // The player's own account (CMCD, CTA-5004; see docs/cmcd.md).
+    /// A request's CMCD breaks CTA-5004: the raw value is quoted, the keys that could be read are kept.
+    case cmcdInvalid = "cmcd-invalid"
+    /// The throughput the player says it measured (`mtp`) is far from the rate its recent
+    /// requests reached it at.
+    case cmcdThroughputDiffers = "cmcd-throughput-differs"
+    /// The player reported buffer starvation (`bs`) while bytes were arriving for it.
+    case cmcdStarvedWhileArriving = "cmcd-starved-while-arriving"
+    /// The player announced its next object or range (`nor`, `nrr`), went on requesting, and
+    /// never fetched it.
+    case cmcdNextNotFetched = "cmcd-next-not-fetched"
 
     /// The severity every finding with this code has.
     public var severity: Finding.Severity {
@@ -112,10 +126,11 @@ public enum FindingCode: String, Sendable, CaseIterable {
         case .headerCase, .headerDuplicateCase, .bareLF, .unsatisfiableWithoutLength, .acceptRangesMissing,
             .inclusiveEndOffByOne, .refetched, .rangeBeyondLength, .connectionClose, .badRequest, .tlsClientRejected,
             .tlsFailed,
-            .segmentRefetched, .mediaManifestInvalid:
+            .segmentRefetched, .mediaManifestInvalid, .cmcdInvalid:
             .warn
         case .multipart, .earlyCancel, .seek, .cancelled, .http10, .proxyPaused, .http2HeaderCaseUnknown,
-            .segmentCancelled, .renditionSwitch, .segmentOutOfOrder, .bufferAhead:
+            .segmentCancelled, .renditionSwitch, .segmentOutOfOrder, .bufferAhead, .altSvcHTTP3, .cmcdThroughputDiffers,
+            .cmcdStarvedWhileArriving, .cmcdNextNotFetched:
             .info
         }
     }

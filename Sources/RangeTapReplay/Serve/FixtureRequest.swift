@@ -60,9 +60,11 @@ struct FixtureRequest: Sendable {
 
 /// Request-target forms (RFC 9112 §3.2).
 enum RequestPath {
-    /// The path and query of an absolute-form URL or an origin-form target; `/` when empty.
+    /// The path and query of an absolute-form URL or an origin-form target; `/` when empty. The
+    /// `CMCD` query parameter is left out: a player's report, different on every request, does
+    /// not name the resource.
     static func originForm(_ target: String) -> String {
-        URLParts(target).originForm
+        URLParts(CMCDQuery.removed(from: target)).originForm
     }
 
     /// The `host:port` of an absolute URL as written (userinfo included), lower-case, if it is one.
