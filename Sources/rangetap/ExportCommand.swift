@@ -10,9 +10,9 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract:
-            "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, and/or a table of its exchanges.",
+            "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, a table of its exchanges, and/or the curl command that repeats one exchange.",
         discussion:
-            "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB)."
+            "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB). --curl N prints to stdout the curl command that repeats exchange N as its client sent it: method, URL, every request header line in its order and spelling (Range included), the HTTP version; comment lines name what it cannot carry (redacted secrets, a request body: captures do not record request bodies)."
     )
 
     @Argument(help: "Capture directory (NAME.rtap).")
@@ -38,9 +38,16 @@ struct ExportCommand: ParsableCommand {
         help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"))
     var exchangesPath: String?
 
+    @Option(
+        name: .customLong("curl"),
+        help: ArgumentHelp(
+            "Print the curl command that repeats this exchange (its id in inspect's # column).", valueName: "N"))
+    var curlExchange: Int?
+
     func validate() throws {
-        if harPath == nil && htmlPath == nil && exchangesPath == nil {
-            throw ValidationError("say what to write: --har OUT.har, --html OUT.html and/or --exchanges OUT.jsonl")
+        if harPath == nil && htmlPath == nil && exchangesPath == nil && curlExchange == nil {
+            throw ValidationError(
+                "say what to write: --har OUT.har, --html OUT.html, --exchanges OUT.jsonl and/or --curl EXCHANGE")
         }
         _ = try maxBodyBytes()
     }
@@ -69,6 +76,10 @@ struct ExportCommand: ParsableCommand {
             if let exchangesPath {
                 try ExchangeTable.write(analysis: analysis, capturePath: capture, to: exchangesPath)
                 written.append(exchangesPath)
+            }
+            if let curlExchange {
+                print(try CurlCommand.render(analysis, exchange: curlExchange, capture: capture), terminator: "")
+                if written.isEmpty { return }
             }
             if analysis.truncatedTail {
                 StandardError().write(

@@ -19,7 +19,9 @@ struct CMCDRecordingTests {
     /// Records `clients` (given the proxy's URL) into the capture `name`.rtap (the capture id of
     /// its fleet rows); returns its path.
     private func record(_ name: String, _ clients: (String) throws -> Void) async throws -> String {
-        let proxy = try await ProxyHarness { $0.capturePath = Paths.temporaryDirectory("cmcd-capture") + "/\(name).rtap" }
+        let proxy = try await ProxyHarness {
+            $0.capturePath = Paths.temporaryDirectory("cmcd-capture") + "/\(name).rtap"
+        }
         try clients(proxy.url)
         _ = try await proxy.stopAndRead()
         return proxy.capturePath
@@ -50,7 +52,10 @@ struct CMCDRecordingTests {
                 ])
             try curl(
                 proxy, video,
-                ["-r", "0-99", "-H", "CMCD-Request: bl=fast,<script>x</script>", "-H", "CMCD-Object: ot=zz", "-H", session])
+                [
+                    "-r", "0-99", "-H", "CMCD-Request: bl=fast,<script>x</script>", "-H", "CMCD-Object: ot=zz", "-H",
+                    session,
+                ])
             // ffmpeg plays the file (moov at end: several ranges), every request with the headers.
             let ff = try runCommand(
                 try Paths.tool("ffmpeg"),
@@ -151,7 +156,9 @@ struct CMCDRecordingTests {
         let sessions = try #require(fleet["per_session"] as? [Object])
         let joined = try #require(sessions.first { $0["sid"] as? String == Self.sid }, "\(sessions)")
         #expect((joined["captures"] as? NSNumber)?.intValue == 2)
-        #expect((joined["requests"] as? NSNumber)?.intValue == cmcds.count + 1, "every request of the first capture and one of the second: \(joined)")
+        #expect(
+            (joined["requests"] as? NSNumber)?.intValue == cmcds.count + 1,
+            "every request of the first capture and one of the second: \(joined)")
         #expect((joined["min_buffer_ms"] as? NSNumber)?.intValue == 900)
         #expect(sessions.contains { $0["sid"] as? String == "other" && ($0["captures"] as? NSNumber)?.intValue == 1 })
     }
