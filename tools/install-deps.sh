@@ -10,7 +10,8 @@
 #         report; ChromiumSeekParityTests plays a video through the proxy), libnss3-tools (certutil:
 #         that Chromium trusts the test CA through an NSS database), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
 #         patchelf, binutils and man-db (the suite builds the .deb with tools/package-deb.sh, which
-#         strips the binary, and reads its man pages).
+#         strips the binary, and reads its man pages), tshark (dumpcap records loopback and tshark
+#         decrypts it with the key log of record --keylog).
 # Benchmark baselines (socat, tinyproxy, mitmproxy) are not installed here: the tools/bench-*.sh
 # use them with BENCH_INSTALL=1 (without it, their rows say why they were not run).
 #
@@ -43,6 +44,7 @@ if [ "$purpose" = test ]; then
   command -v patchelf >/dev/null 2>&1 || need+=(patchelf)
   command -v man >/dev/null 2>&1 || need+=(man-db)
   command -v strip >/dev/null 2>&1 || need+=(binutils)
+  command -v tshark >/dev/null 2>&1 || need+=(tshark)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2

@@ -74,6 +74,10 @@ public struct ProxyConfiguration: Sendable {
     public var noIntercept: [HostPattern] = []
     /// A PEM file of extra CA certificates trusted for https upstreams, besides the system's.
     public var upstreamCACertificates: String?
+    /// A TLS key log (NSS format) for Wireshark (`--keylog`): the client-side secrets of
+    /// intercepted tunnels, and libcurl's for its upstream TLS (through `SSLKEYLOGFILE`, which
+    /// libcurl reads once per process, when it is first used).
+    public var keyLogPath: String?
     /// HTTP/1.1 on both sides (`--http1`): no `h2` offered to clients inside intercepted
     /// tunnels, no h2c on the plain listener, HTTP/1.1 upstream. Off by default: a client gets
     /// HTTP/2 when it offers it and the origin speaks it (docs/http2.md).

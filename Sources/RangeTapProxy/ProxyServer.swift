@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import RangeTapCore
 import RangeTapCurl
+import RangeTapSystem
 import RangeTapTLS
 import Synchronization
 
@@ -46,11 +47,17 @@ public final class ProxyServer: Sendable {
                 throw .upstreamCACertificates(file, "it holds no certificate")
             }
         }
+        var keyLog: KeyLogFile?
+        if let path = configuration.keyLogPath {
+            do { keyLog = try KeyLogFile(path: path) } catch { throw .setup(error.description) }
+            // libcurl's own sessions (upstream TLS) go to the same file.
+            System.setEnvironment("SSLKEYLOGFILE", path)
+        }
         var intercept: InterceptContexts?
         if let dir = configuration.caDirectory {
             do {
                 let (authority, created) = try CertificateAuthority.loadOrCreate(in: dir)
-                intercept = InterceptContexts(leaves: try LeafCertificates(authority: authority))
+                intercept = InterceptContexts(leaves: try LeafCertificates(authority: authority), keyLog: keyLog)
                 certificateAuthority = authority
                 createdCertificateAuthority = created
             } catch {

@@ -71,6 +71,21 @@ extension System {
         return fd
     }
 
+    /// Opens `path` to append to it, created with mode 0600 (it will hold secrets) and kept if
+    /// it exists: a TLS key log, which NSS's format appends to.
+    public static func openForAppendingPrivately(_ path: String) throws(SystemError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemError(code: errno) }
+        return fd
+    }
+
+    /// Sets the environment variable `name` of this process to `value` (for a library that
+    /// reads it, such as libcurl's `SSLKEYLOGFILE`).
+    public static func setEnvironment(_ name: String, _ value: String) { _ = setenv(name, value, 1) }
+
+    /// The environment variable `name` of this process, if set.
+    public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
     /// Opens `path` read-only.
     public static func openForReading(_ path: String) throws(SystemError) -> Int32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -10,11 +10,14 @@ import Synchronization
 public final class InterceptContexts: Sendable {
     /// The minted certificates.
     public let leaves: LeafCertificates
+    /// Where the secrets of the intercepted sessions are written (`record --keylog`), if anywhere.
+    public let keyLog: KeyLogFile?
     private let contexts = Mutex<[String: NIOSSLContext]>([:])
 
-    /// Contexts signing with `leaves`.
-    public init(leaves: LeafCertificates) {
+    /// Contexts signing with `leaves`, writing their sessions' secrets to `keyLog` when given.
+    public init(leaves: LeafCertificates, keyLog: KeyLogFile? = nil) {
         self.leaves = leaves
+        self.keyLog = keyLog
     }
 
     /// What a context offers by ALPN: `h2` first when HTTP/2 is offered, then `http/1.1`.
@@ -40,6 +43,7 @@ public final class InterceptContexts: Sendable {
         // them: a client that cannot do 1.2 fails its handshake with rangetap, where a capture of
         // it would show a session weaker than any origin worth debugging offers today.
         configuration.minimumTLSVersion = .tlsv12
+        if let keyLog { configuration.keyLogCallback = { keyLog.append($0) } }
         configuration.sslContextCallback = { values, promise in
             guard let sni = values.serverHostname, LeafCertificates.normalize(sni) != key else {
                 promise.succeed(.noChanges)

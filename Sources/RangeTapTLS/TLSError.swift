@@ -8,6 +8,8 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyTooOpen(String, mode: String)
     /// A leaf certificate could not be made.
     case minting(host: String, String)
+    /// The TLS key log file cannot be opened.
+    case keyLog(String, String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,8 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
         case .keyTooOpen(let path, let mode):
             return "CA key \(path) has mode \(mode); it must be readable by its owner only (chmod 600 \(path))"
         case .minting(let host, let why): return "cannot make a certificate for \(host): \(why)"
+        case .keyLog(let path, let why):
+            return "cannot open the TLS key log \(path): \(why); check that its directory exists and is writable"
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RangeTapCore
 import RangeTapProxy
+import RangeTapSystem
 import RangeTapTLS
 
 /// `rangetap record`: the recording proxy.
@@ -173,6 +174,13 @@ struct RecordCommand: AsyncParsableCommand {
             valueName: "SIZE"))
     var bodyMemory = "16m"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Append the TLS secrets of intercepted tunnels (client side) and of libcurl's upstream TLS to this file, in NSS key log format, for Wireshark or tshark -o tls.keylog_file:FILE (docs/https.md). SSLKEYLOGFILE in the environment does the same. The file holds secrets: mode 0600.",
+            valueName: "FILE"))
+    var keylog: String?
+
     @OptionGroup var logging: VerboseOption
 
     /// `--client-sndbuf` in bytes.
@@ -238,6 +246,8 @@ struct RecordCommand: AsyncParsableCommand {
         config.caDirectory =
             config.noIntercept.contains(where: \.isEveryHost) ? nil : (caDir ?? CertificateAuthorityLocation.directory)
         config.upstreamCACertificates = upstreamCacert
+        // SSLKEYLOGFILE as browsers and curl honour it, unless --keylog names another file.
+        config.keyLogPath = keylog ?? System.environment("SSLKEYLOGFILE").flatMap { $0.isEmpty ? nil : $0 }
         config.http1Only = http1
         config.upstreamMultiplex = upstreamMultiplex
         config.hashBodies = !noHash
@@ -279,6 +289,9 @@ struct RecordCommand: AsyncParsableCommand {
             upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" }
             ?? "forward proxy (curl -x http://\(address.authority(port: port)))"
         stderr.write("rangetap: recording to \(output) — \(mode) on \(address.authority(port: port)); Ctrl-C to stop")
+        if let path = config.keyLogPath {
+            stderr.write("rangetap: writing TLS secrets to \(path) (NSS key log format): keep it private")
+        }
         if let ca = server.certificateAuthority {
             if server.createdCertificateAuthority {
                 stderr.write(
