@@ -96,7 +96,7 @@ final class FixtureResponder: Sendable {
 
     // MARK: Ideal
 
-    private func idealProgram(_ response: IdealResponse, for request: FixtureRequest) -> ResponseProgram {
+    private func idealProgram(_ response: RangeAnswer, for request: FixtureRequest) -> ResponseProgram {
         var steps: [ResponseProgram.Step] = [
             .send(response.head(keepAlive: request.keepAlive, http10: request.isHTTP10), body: 0)
         ]

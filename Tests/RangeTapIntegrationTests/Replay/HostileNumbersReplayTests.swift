@@ -31,7 +31,7 @@ import Testing
     }
 
     /// The literal bytes of a planned response's body, as text.
-    func text(_ response: IdealResponse) -> String {
+    func text(_ response: RangeAnswer) -> String {
         var bytes: [UInt8] = []
         for part in response.body {
             if case .literal(let b) = part { bytes += b }
