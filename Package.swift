@@ -88,6 +88,7 @@ let package = Package(
         .target(
             name: "RangeTapProxy",
             dependencies: [
+                "RangeTapReplay",
                 "CMalloc",
                 "RangeTapCore",
                 "RangeTapCurl",

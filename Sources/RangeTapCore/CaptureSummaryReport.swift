@@ -36,7 +36,8 @@ public struct CaptureSummaryReport: Sendable {
         for shape in shapes { out += shape.line + "\n" }
         for r in exchanges {
             out += r.summaryLine
-            if let rules = r.faultRules {
+            if let map = r.mapRule { out += " MAPPED " + TerminalText.escapingControls(map) }
+            if let rules = r.faultRules?.filter({ $0 != r.mapRule }), !rules.isEmpty {
                 out += " FAULT " + TerminalText.escapingControls(rules.joined(separator: " ; "))
             }
             out += "\n"
@@ -51,7 +52,7 @@ public struct CaptureSummaryReport: Sendable {
         out +=
             "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
         let faulted = exchanges.filter(\.injected).count
-        if faulted > 0 { out += ", \(faulted) with faults injected by --fault rules" }
+        if faulted > 0 { out += ", \(faulted) with faults injected by --fault or --map rules" }
         if truncatedTail { out += " (last event incomplete: capture cut off or still being written)" }
         return out + "\n"
     }

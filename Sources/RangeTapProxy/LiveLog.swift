@@ -58,7 +58,9 @@ final class LiveLog: Sendable {
             // As it fires, before the exchange's own line.
             _ = s.log.apply(event)
             return
-                "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
+                f.action == "map"
+                ? "#\(f.exchange) MAPPED: \(TerminalText.escapingControls(f.detail)) (--map '\(TerminalText.escapingControls(f.rule))')"
+                : "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
         case .shape(let e):
             _ = s.log.apply(event)
             return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"

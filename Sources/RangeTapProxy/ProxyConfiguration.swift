@@ -90,6 +90,8 @@ public struct ProxyConfiguration: Sendable {
     public var upstreamMultiplex = false
     /// Server faults to inject (`--fault`, `--faults`), in order; empty for none.
     public var faultRules: [FaultRule] = []
+    /// `--map` rules: requests rangetap answers from local files, never forwarding them.
+    public var mapRules: [MapRule] = []
     /// The client's link as `--shape`/`--shape-trace` set it; nil leaves it as it is.
     public var shape: ShapeSpec?
 

@@ -391,7 +391,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             clientVersion: p.head.version, clientKeepAlive: p.head.isKeepAlive, method: p.head.method.rawValue,
             clientAcceptsTrailers: te.contains("trailers"), exchange: p.exchange, connection: connectionID)
         let driver = ExchangeDriver(
-            id: p.exchange, connection: connectionID, machine: machine, plan: plan, shared: shared,
+            id: p.exchange, connection: connectionID, machine: machine, plan: plan,
+            mapped: shared.mapping(url: p.url, method: p.head.method.rawValue, hasRange: hasRange), shared: shared,
             loop: context.eventLoop, writer: self)
         exchanges[p.exchange] = driver
         var request = CurlRequest(

@@ -47,6 +47,8 @@ public final class ProxyServer: Sendable {
                 throw .upstreamCACertificates(file, "it holds no certificate")
             }
         }
+        // Before anything is written: a capture= source that cannot be read stops the start.
+        let maps = configuration.mapRules.isEmpty ? nil : try MapRuleSet(configuration.mapRules)
         var keyLog: KeyLogFile?
         if let path = configuration.keyLogPath {
             do { keyLog = try KeyLogFile(path: path) } catch { throw .setup(error.description) }
@@ -97,7 +99,7 @@ public final class ProxyServer: Sendable {
         captureWriter = writer
         context = RecordingContext(
             configuration: configuration, writer: writer, clock: clock, upstream: CurlUpstream(multi: multi),
-            intercept: intercept)
+            intercept: intercept, maps: maps)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
     }
 

@@ -29,6 +29,8 @@ final class RecordingContext: Sendable {
     let liveExchanges = Atomic<Int>(0)
     /// The `--fault` rules with their match counts; nil when there are none.
     let faults: FaultRuleSet?
+    /// The `--map` rules, nil when there are none.
+    let maps: MapRuleSet?
     /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.
     let shape: ShapeControl?
 
@@ -52,7 +54,8 @@ final class RecordingContext: Sendable {
 
     init(
         configuration: ProxyConfiguration, writer: any CaptureSink, clock: any CaptureClock,
-        upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate()
+        upstream: any UpstreamConnector, intercept: InterceptContexts?, controlToken: String = ControlToken.generate(),
+        maps: MapRuleSet? = nil
     ) {
         self.controlToken = controlToken
         bodyBudget = BodyBudget(limit: configuration.bodyMemory)
@@ -64,6 +67,7 @@ final class RecordingContext: Sendable {
         self.clock = clock
         self.upstream = upstream
         faults = configuration.faultRules.isEmpty ? nil : FaultRuleSet(configuration.faultRules)
+        self.maps = maps
         shape = configuration.shape.map { ShapeControl(spec: $0, clock: clock) }
         if let spec = configuration.shape {
             writer.record(.shape(ShapeEvent(t: clock.now(), spec: spec.description, trace: spec.traceName)))
@@ -86,6 +90,13 @@ final class RecordingContext: Sendable {
         guard let faults else { return nil }
         let (host, path) = FaultPlan.hostAndPath(url: url)
         return FaultPlan(rules: faults.firing(host: host, path: path, method: method, hasRange: hasRange))
+    }
+
+    /// The `--map` rule that answers a request for `url` instead of its origin, if one fires.
+    func mapping(url: String, method: String, hasRange: Bool) -> (rule: MapRule, maps: MapRuleSet)? {
+        guard let maps else { return nil }
+        let (host, path) = FaultPlan.hostAndPath(url: url)
+        return maps.firing(host: host, path: path, method: method, hasRange: hasRange).map { ($0, maps) }
     }
 
     /// Records that a fault rule acted on `exchange`.

@@ -60,7 +60,11 @@ struct ExchangeFacts: Sendable {
         )
         lines.append(Self.clip(outcome, 240))
         for fault in record.faults {
-            lines.append(Self.clip("fault injected by --fault \(fault.rule): \(fault.detail)", 240))
+            lines.append(
+                Self.clip(
+                    fault.action == "map"
+                        ? "answered by --map \(fault.rule): \(fault.detail)"
+                        : "fault injected by --fault \(fault.rule): \(fault.detail)", 240))
         }
         if let last = record.deliveries.last {
             lines.append(

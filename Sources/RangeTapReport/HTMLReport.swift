@@ -101,7 +101,7 @@ public enum HTMLReport {
             (
                 "findings", "\(s.findings[.error] ?? 0) / \(s.findings[.warn] ?? 0) / \(s.findings[.info] ?? 0)",
                 "error / warn / info"
-                    + (s.injectedCount > 0 ? "; \(s.injectedCount) more injected by --fault rules" : "")
+                    + (s.injectedCount > 0 ? "; \(s.injectedCount) more injected by --fault or --map rules" : "")
             ),
         ]
         out += "<div class=\"cards\">"
@@ -194,7 +194,7 @@ public enum HTMLReport {
         let all = a.allFindings
         let injected = all.filter(\.injected).count
         out +=
-            "<section id=\"findings\">\n<h2>Findings <span class=\"count\">\(all.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : "")</span></h2>\n"
+            "<section id=\"findings\">\n<h2>Findings <span class=\"count\">\(all.count)\(injected > 0 ? ", \(injected) of them injected by --fault or --map rules" : "")</span></h2>\n"
         if all.isEmpty { out += "<p>Nothing to report.</p>\n" }
         for severity in Finding.Severity.allCases.sorted(by: >) {
             let group = all.filter { $0.severity == severity }
@@ -322,7 +322,7 @@ public enum HTMLReport {
         out += "<td>\(HTMLEscaping.escape(facts.outcome))"
         if let rules = r.faultRules {
             out +=
-                "<br><span class=\"inj\">fault: \(rules.map { HTMLEscaping.escape($0) }.joined(separator: ", "))</span>"
+                "<br><span class=\"inj\">\(r.mapRule == nil ? "fault" : "mapped"): \(rules.map { HTMLEscaping.escape($0) }.joined(separator: ", "))</span>"
         }
         out += "</td><td>"
         out += e.findings.map {

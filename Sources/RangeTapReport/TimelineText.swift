@@ -108,7 +108,10 @@ public struct TimelineText: Sendable {
         if r.pausedNs > 0 {
             outcome += " " + paint(String(format: "(paused %.1f ms: slow client)", Double(r.pausedNs) / 1e6), .yellow)
         }
-        if let rules = r.faultRules {
+        if let map = r.mapRule {
+            outcome += " " + paint("MAPPED " + Self.safe(map), .cyan)
+        }
+        if let rules = r.faultRules?.filter({ $0 != r.mapRule }), !rules.isEmpty {
             outcome += " " + paint("FAULT " + Self.safe(rules.joined(separator: " ; ")), .cyan)
         }
         let notable = e.findings.filter { $0.severity > .info }
@@ -252,7 +255,7 @@ public struct TimelineText: Sendable {
         let injected = findings.filter(\.injected).count
         out +=
             "\n" + paint("findings", .bold)
-            + " (\(findings.count)\(injected > 0 ? ", \(injected) of them injected by --fault rules" : ""))\n"
+            + " (\(findings.count)\(injected > 0 ? ", \(injected) of them injected by --fault or --map rules" : ""))\n"
         for f in findings { out += finding(f) + "\n" }
         out += "\n" + summary(a)
         return out
@@ -284,7 +287,7 @@ public struct TimelineText: Sendable {
         if s.injectedCount > 0 {
             let faulted = a.exchanges.filter(\.record.injected).count
             out +=
-                "  injected by --fault rules into \(faulted) exchange\(faulted == 1 ? "" : "s"), not counted above: \(s.injectedFindings[.error] ?? 0) error, \(s.injectedFindings[.warn] ?? 0) warn, \(s.injectedFindings[.info] ?? 0) info\n"
+                "  injected by --fault or --map rules into \(faulted) exchange\(faulted == 1 ? "" : "s"), not counted above: \(s.injectedFindings[.error] ?? 0) error, \(s.injectedFindings[.warn] ?? 0) warn, \(s.injectedFindings[.info] ?? 0) info\n"
         }
         for r in a.resources {
             out +=

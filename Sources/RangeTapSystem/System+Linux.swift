@@ -60,8 +60,20 @@ extension System {
         case S_IFCHR, S_IFBLK: kind = .device
         default: kind = .other
         }
-        return FileStatus(
+        var status = FileStatus(
             kind: kind, size: Int64(info.st_size), permissions: UInt32(info.st_mode & 0o7777), owner: info.st_uid)
+        status.modified = Int64(info.st_mtim.tv_sec)
+        status.modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+        status.identity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        return status
+    }
+
+    /// The real path of `path`: absolute, every symbolic link and `.`/`..` resolved; nil when
+    /// it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Opens `path` to append to it, created with mode 0644 or truncated (a capture's files).

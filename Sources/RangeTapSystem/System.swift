@@ -44,4 +44,16 @@ public struct FileStatus: Sendable, Equatable {
     public let permissions: UInt32
     /// The owner's user id.
     public let owner: UInt32
+    /// Last modification, seconds since 1970.
+    public var modified: Int64 = 0
+    /// Last modification's nanoseconds within its second.
+    public var modifiedNanoseconds: Int64 = 0
+    /// Device and inode: which file it is, whatever its name.
+    public var identity: (device: UInt64, inode: UInt64) = (0, 0)
+
+    public static func == (a: FileStatus, b: FileStatus) -> Bool {
+        a.kind == b.kind && a.size == b.size && a.permissions == b.permissions && a.owner == b.owner
+            && a.modified == b.modified && a.modifiedNanoseconds == b.modifiedNanoseconds
+            && a.identity == b.identity
+    }
 }

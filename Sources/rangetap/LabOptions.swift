@@ -23,6 +23,15 @@ enum LabOptions {
         return out
     }
 
+    /// The rules of every `--map`, in order.
+    static func mapRules(_ rules: [String]) throws(Refusal) -> [MapRule] {
+        var out: [MapRule] = []
+        for text in rules {
+            do { out.append(try MapRule(parsing: text)) } catch { throw Refusal(flag: "--map", error: error) }
+        }
+        return out
+    }
+
     /// The link of `--shape` and `--shape-trace`; nil when neither is given.
     static func shape(_ spec: String?, trace: String?) throws(Refusal) -> ShapeSpec? {
         guard spec != nil || trace != nil else { return nil }

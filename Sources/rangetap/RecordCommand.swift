@@ -121,6 +121,13 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Answer matching requests from a local file, never forwarding them (Map Local, repeatable): match keys as --fault's (host=, path=, method=, range=, nth=), then file=PATH (one file), dir=PATH (the file the request's path names under PATH, after the path= glob's directory) or capture=CAP.rtap. Answers honour Range as RFC 9110 says (206, multipart, 416, If-Range, HEAD; ETag and Last-Modified from the file), are paced by --shape, and are recorded as mapped (docs/lab.md).",
+            valueName: "RULE"))
+    var map: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Shape the link the client sees: rate=2mbit, latency=80ms, jitter=10ms, scope=link|connection; change it while recording with rangetap shape (docs/lab.md).",
             valueName: "SPEC"))
     var shape: String?
@@ -255,6 +262,7 @@ struct RecordCommand: AsyncParsableCommand {
         do {
             // Before anything is bound: a bad rule stops the recording before it starts.
             config.faultRules = try LabOptions.faultRules(fault, file: faults)
+            config.mapRules = try LabOptions.mapRules(map)
             config.shape = try LabOptions.shape(shape, trace: shapeTrace)
         } catch {
             throw CommandFailure(error)

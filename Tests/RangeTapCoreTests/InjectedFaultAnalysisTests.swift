@@ -118,7 +118,7 @@ struct InjectedFaultAnalysisTests {
         #expect(lines.contains { $0.hasPrefix("#1 ") && $0.hasSuffix(" FAULT header-case=lower") })
         #expect(lines.contains { $0.hasPrefix("#2 ") && !$0.contains("FAULT") })
         #expect(lines.contains("link shaping off from 40.0 ms"))
-        #expect(text.contains(", 4 with faults injected by --fault rules"))
+        #expect(text.contains(", 4 with faults injected by --fault or --map rules"))
         let plain = try FaultCapture(lines: FaultCapture.withoutLabEvents)
         defer { plain.remove() }
         let before = try CaptureSummaryReport(path: plain.path).text

@@ -82,7 +82,7 @@ import Testing
         let row2 = try #require(lines.first { $0.hasPrefix("  #2 ") })
         #expect(!row2.contains("FAULT") && row2.hasSuffix("ok [header-case]"))
         #expect(try #require(lines.first { $0.hasPrefix("  #3 ") }).contains("FAULT reset-after=10"))
-        #expect(lines.contains("findings (4, 3 of them injected by --fault rules)"))
+        #expect(lines.contains("findings (4, 3 of them injected by --fault or --map rules)"))
         #expect(
             lines.filter {
                 $0.contains("#1 header-case [injected: header-case=lower]: response header \"content-range\"")
@@ -92,7 +92,8 @@ import Testing
         )
         #expect(lines.contains("  findings: 0 error, 1 warn, 0 info"))
         #expect(
-            lines.contains("  injected by --fault rules into 2 exchanges, not counted above: 0 error, 2 warn, 1 info"))
+            lines.contains(
+                "  injected by --fault or --map rules into 2 exchanges, not counted above: 0 error, 2 warn, 1 info"))
     }
 
     @Test(arguments: ["avplayer-nginx", "ffmpeg-moov-at-end", "curl-ranges", "python-http-server"])
@@ -121,7 +122,7 @@ import Testing
                 "<title>#3 fault injected by --fault reset-after=10: reset the client connection after 10 body bytes</title>"
             ))
         #expect(page.contains("injected by --fault <code>header-case=lower</code>"))
-        #expect(page.contains("error / warn / info; 3 more injected by --fault rules"))
+        #expect(page.contains("error / warn / info; 3 more injected by --fault or --map rules"))
         #expect(page.contains("as the client got it (rewritten by --fault):"))
         // The exchange without faults has no badge in its row.
         let row2 = try #require(

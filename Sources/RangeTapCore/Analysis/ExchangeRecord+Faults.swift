@@ -9,6 +9,10 @@ extension ExchangeRecord {
         return rules
     }
 
+    /// The `--map` rule that answered this exchange instead of its origin (its `fault` event of
+    /// action `map`); nil when the origin answered.
+    public var mapRule: String? { faults.first { $0.action == "map" }?.rule }
+
     /// Whether a fault rewrote the response head on its way to the client
     /// (``clientResponseLines`` then differs from ``responseLines``).
     public var clientHeadRewritten: Bool { faults.contains { $0.lines != nil } }

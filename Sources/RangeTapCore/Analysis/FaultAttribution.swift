@@ -37,7 +37,7 @@ public enum FaultAttribution {
     public static func causes(action: String, code: String) -> Bool {
         if answerCodes.contains(code) { return true }
         switch action {
-        case "status": return true
+        case "status", "map": return true
         case "header-case": return code == "header-case" || code == "header-duplicate-case"
         case "drop-header", "off-by-one", "ignore-range": return headCodes.contains(code)
         case "reset-after", "truncate-after", "stall-after", "delay-head": return bodyCodes.contains(code)

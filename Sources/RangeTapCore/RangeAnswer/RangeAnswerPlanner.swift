@@ -59,19 +59,21 @@ public enum RangeAnswerPlanner {
             if case .closed(let first, let last) = spec { return ByteRange(first: first, last: last) }
             return nil
         }
-        let unsatisfied: [(name: String, value: String)] = length.map { [("Content-Range", "bytes */\($0)")] } ?? []
+        // A 416 selects no representation: no validators (as nginx answers), Accept-Ranges kept.
+        let unsatisfied: [(name: String, value: String)] =
+            (length.map { [("Content-Range", "bytes */\($0)")] } ?? []) + [("Accept-Ranges", "bytes")]
         guard !resolved.isEmpty else {
             return .text(
                 416,
                 "\(who): \(request.range ?? "") selects no byte of \(res.name) (\(length.map { "\($0) bytes" } ?? "length unknown"))\n",
-                extra: unsatisfied + common)
+                extra: unsatisfied)
         }
         let spans = coalesce(resolved)
         for r in spans where !res.covered.contains(r.first..<r.upperBound) {
             return .text(
                 416,
                 "\(who): bytes \(r.first)-\(r.last) of \(res.name) were not all captured\n\(describe(res))",
-                extra: unsatisfied + common,
+                extra: unsatisfied,
                 uncaptured:
                     "\(request.summary): bytes \(r.first)-\(r.last) were not all captured (\(describe(res).dropLast()))"
             )

@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// Whether a Last-Modified date can serve as a strong validator for If-Range (RFC 9110
 /// §8.8.2.2). A date is implicitly weak: a file can change twice within the second it names.
 /// rangetap judges it strong only when the server could know it did not, that is when the

@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// HEAD and plain GET: status, length, Accept-Ranges, Content-Type, validators.
 enum ResourceChecks {
     /// The checks of the area, in report order.

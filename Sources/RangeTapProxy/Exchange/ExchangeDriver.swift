@@ -44,10 +44,12 @@ final class ExchangeDriver {
 
     /// A driver for exchange `id` on `connection`, its machine built, its upstream half ready to
     /// start; `plan` is the `--fault` rules that matched it; `share`, the part of the body budget
-    /// its connection's exchanges share (HTTP/2).
+    /// its connection's exchanges share (HTTP/2); `mapped`, the `--map` rule that answers it
+    /// instead of the origin.
     init(
         id: Int, connection: Int, machine: ExchangeStateMachine, plan: FaultPlan?, share: ConnectionShare? = nil,
-        shared: RecordingContext, loop: any EventLoop, writer: any ClientWriter
+        mapped: (rule: MapRule, maps: MapRuleSet)? = nil, shared: RecordingContext, loop: any EventLoop,
+        writer: any ClientWriter
     ) {
         self.id = id
         self.machine = machine
@@ -57,7 +59,9 @@ final class ExchangeDriver {
         gate = plan.map(FaultGate.init)
         let slot = NIOLoopBound(Slot(), eventLoop: loop)
         self.slot = slot
-        exchange = shared.upstream.transfer(id: id, connection: connection, share: share, context: shared) { message in
+        let upstream: any UpstreamConnector =
+            mapped.map { MappedUpstream(rule: $0.rule, captures: $0.maps.captures) } ?? shared.upstream
+        exchange = upstream.transfer(id: id, connection: connection, share: share, context: shared) { message in
             loop.execute { slot.value.driver?.receive(message) }
         }
         slot.value.driver = self

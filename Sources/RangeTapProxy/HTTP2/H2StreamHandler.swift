@@ -319,7 +319,8 @@ final class H2StreamHandler: ChannelInboundHandler, ClientWriter {
             clientAcceptsTrailers: p.request.acceptsTrailers, exchange: p.exchange, connection: state.connection)
         let driver = ExchangeDriver(
             id: p.exchange, connection: state.connection, machine: machine, plan: plan, share: state.share,
-            shared: shared, loop: context.eventLoop, writer: self)
+            mapped: shared.mapping(url: p.url, method: p.request.method, hasRange: hasRange), shared: shared,
+            loop: context.eventLoop, writer: self)
         self.driver = driver
         let method = p.request.method
         var request = CurlRequest(

@@ -39,41 +39,8 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         var actions: [FaultAction] = []
         var stallFor: Int64?
         for item in list.items {
+            if try match.read(item, in: list) { continue }
             switch item.key {
-            case "host":
-                guard Self.isHost(item.value) else {
-                    throw list.badValue(
-                        item,
-                        expected:
-                            "write a host name or address, with a port if it must match too: cdn.example.com, cdn.example.com:8443, [::1]:8080"
-                    )
-                }
-                match.host = item.value
-            case "path":
-                if let problem = PathGlob.problem(item.value) { throw list.badValue(item, expected: problem) }
-                match.path = item.value
-            case "method":
-                guard Self.isToken(item.value) else {
-                    throw list.badValue(item, expected: "write a method name such as GET or HEAD")
-                }
-                match.method = item.value.uppercased()
-            case "range":
-                switch item.value.lowercased() {
-                case "yes": match.range = true
-                case "no": match.range = false
-                default:
-                    throw list.badValue(
-                        item, expected: "range is yes (requests with a Range header) or no (requests without)")
-                }
-            case "nth":
-                guard item.value.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(item.value), n >= 1,
-                    n <= 1_000_000_000
-                else {
-                    throw list.badValue(
-                        item, expected: "nth is a count from 1: nth=2 applies the rule to the 2nd matching request only"
-                    )
-                }
-                match.nth = n
             case "status":
                 guard item.value.count == 3, item.value.allSatisfy({ $0.isASCII && $0.isNumber }),
                     let code = Int(item.value), (100...599).contains(code)
@@ -96,7 +63,7 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
             case "off-by-one":
                 actions.append(.offByOne)
             case "drop-header":
-                guard Self.isToken(item.value) else {
+                guard FaultMatch.isToken(item.value) else {
                     throw list.badValue(
                         item,
                         expected:
@@ -165,26 +132,5 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
             throw list.badValue(item, expected: LabDuration.expected + " (more than 0)")
         }
         return ns
-    }
-
-    /// Whether `text` is an HTTP token (a method or a field name).
-    private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy(HeaderLine.isTokenScalar)
-    }
-
-    /// Whether `text` is a host name or address with an optional port (1...65535).
-    private static func isHost(_ text: String) -> Bool {
-        guard URLAuthority(text).userinfo == nil else { return false }
-        let parts = FaultMatch.splitAuthority(text)
-        if let port = parts.port {
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port), (1...65535).contains(n) else {
-                return false
-            }
-        }
-        let allowed: (Unicode.Scalar) -> Bool = { c in
-            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-" || c == "."
-                || c == "_" || c == ":"
-        }
-        return !parts.name.isEmpty && parts.name.unicodeScalars.allSatisfy(allowed)
     }
 }

@@ -154,6 +154,9 @@ struct ResourceIndex: Sendable {
         body = reader.header.bodies ? try BodyFile(path: reader.path + "/body.bin") : nil
     }
 
+    /// Whether the capture holds body bytes.
+    var hasBodies: Bool { body != nil }
+
     /// The resource at `path` (path and query), if the capture has it.
     func resource(_ path: String) -> Resource? { resources[path] }
 

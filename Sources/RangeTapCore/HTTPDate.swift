@@ -1,13 +1,11 @@
-import RangeTapCore
-
 /// The preferred HTTP date format, IMF-fixdate (RFC 9110 §5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT`.
-enum HTTPDate {
+public enum HTTPDate {
     private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Seconds since 1970 of an IMF-fixdate, or `nil` when `text` is not one (the obsolete
     /// RFC 850 and asctime forms included: senders must not generate them).
-    static func parse(_ text: some StringProtocol) -> Int64? {
+    public static func parse(_ text: some StringProtocol) -> Int64? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","),
             days.contains(String(parts[0].dropLast())),
@@ -28,7 +26,7 @@ enum HTTPDate {
     }
 
     /// The IMF-fixdate of `seconds` since 1970.
-    static func format(_ seconds: Int64) -> String {
+    public static func format(_ seconds: Int64) -> String {
         let dayNumber = CivilCalendar.floorDivide(seconds, 86_400)
         let rest = seconds - dayNumber * 86_400
         let (y, m, d) = CivilCalendar.date(days: dayNumber)

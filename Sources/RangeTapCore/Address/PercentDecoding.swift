@@ -1,8 +1,8 @@
 /// RFC 3986 §2.1 percent-decoding of a URL component into UTF-8 text.
-enum PercentDecoding {
+public enum PercentDecoding {
     /// `text` with each `%XX` replaced by its byte; nil when a `%` is not followed by two hex
     /// digits or the bytes are not UTF-8. `+` stays `+` (CMCD is percent-encoded, not a form).
-    static func decode(_ text: some StringProtocol) -> String? {
+    public static func decode(_ text: some StringProtocol) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var it = text.utf8.makeIterator()
