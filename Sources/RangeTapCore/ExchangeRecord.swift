@@ -57,13 +57,15 @@ public struct ExchangeRecord: Sendable, Equatable {
     /// Body bytes accepted by the client socket (known for cancels).
     public var bytesDelivered: Int64?
     /// Body bytes rangetap answered itself instead of the origin's (a `--fault` `status=`
-    /// answer's body); nil when it relayed the origin's.
+    /// answer's body, a `--map` answer's bytes); nil when it relayed the origin's.
     public var bytesServed: Int64?
     /// What kind of failure ended it (an `error` event's `kind`); nil unless it failed.
     public var failure: ErrorEvent.Kind?
     /// Body bytes the client was sent: rangetap's own (``bytesServed``) when it answered, else
     /// the origin's (``bytesReceived``).
     public var bytesSent: Int64 { bytesServed ?? bytesReceived }
+    /// The word for ``bytesSent`` in messages: `served` when rangetap answered, else `received`.
+    public var sentWord: String { bytesServed == nil ? "received" : "served" }
     /// Body bytes the client got: ``bytesDelivered`` where it was measured; else none for a
     /// cancel, and ``bytesSent`` otherwise.
     public var bytesToClient: Int64 { bytesDelivered ?? (outcome == .cancelled ? 0 : bytesSent) }
@@ -183,7 +185,12 @@ public struct ExchangeLog: Sendable {
         case .chunk(let c):
             let keepChunks = keepChunks
             update(c.exchange) { rec in
-                rec.bytesReceived = rec.bytesReceived.addingSaturating(Int64(c.size))
+                // A `--map` answer's bytes are rangetap's own, not the origin's: served.
+                if rec.isMapped {
+                    rec.bytesServed = (rec.bytesServed ?? 0).addingSaturating(Int64(c.size))
+                } else {
+                    rec.bytesReceived = rec.bytesReceived.addingSaturating(Int64(c.size))
+                }
                 rec.chunkCount += 1
                 if rec.firstChunkAt == nil { rec.firstChunkAt = c.t }
                 rec.lastChunkAt = c.t
@@ -197,7 +204,7 @@ public struct ExchangeLog: Sendable {
                 rec.bytesDelivered = e.delivered
                 rec.deliveredBy = e.deliveredBy
                 rec.bytesConsumed = e.consumed
-                rec.bytesServed = e.served
+                rec.bytesServed = e.served ?? rec.bytesServed
                 rec.closePause(at: e.t)
             }
         case .cancel(let e):

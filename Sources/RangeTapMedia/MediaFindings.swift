@@ -49,7 +49,7 @@ enum MediaFindings {
                 out.append(
                     Finding(
                         .segmentRefetched, "\(describe(e.media!)) fetched again: #\(first) had already got it whole",
-                        evidence: ["\(e.record.bytesReceived) bytes again"], exchange: e.record.id))
+                        evidence: ["\(e.record.bytesSent) bytes again"], exchange: e.record.id))
             } else if e.record.outcome == .complete {
                 whole[id] = e.record.id
             }
@@ -63,7 +63,7 @@ enum MediaFindings {
             guard let m = e.media, m.format != "mp4", m.kind == .segment || m.kind == .part,
                 e.record.outcome == .cancelled
             else { return nil }
-            let got = e.record.bytesDelivered ?? e.record.bytesReceived
+            let got = e.record.bytesDelivered ?? e.record.bytesSent
             let of =
                 e.expectedBytes.map {
                     " of \($0)" + ($0 > 0 ? String(format: " (%.0f %%)", Double(got) * 100 / Double($0)) : "")

@@ -215,7 +215,7 @@ public struct MediaMap: Sendable {
     /// The whole body of a complete manifest response, as text; nil when a chunk cannot be
     /// read or it is larger than ``manifestLimit``.
     private static func body(of e: CaptureAnalysis.Exchange, chunks: [ChunkEvent], reader: CaptureReader) -> String? {
-        guard e.record.bytesReceived <= manifestLimit else { return nil }
+        guard e.record.bytesSent <= manifestLimit else { return nil }
         var bytes: [UInt8] = []
         for c in chunks {
             guard let data = try? reader.bytes(of: c) else { return nil }

@@ -39,7 +39,7 @@ struct BarGeometry: Sendable {
             }
         } else if r.chunkCount > 0, let base, let firstAt = r.firstChunkAt, let lastAt = r.lastChunkAt {
             points = [
-                Point(t: firstAt, offset: base), Point(t: lastAt, offset: base.addingSaturating(r.bytesReceived)),
+                Point(t: firstAt, offset: base), Point(t: lastAt, offset: base.addingSaturating(r.bytesSent)),
             ]
         }
         self.points = points

@@ -211,7 +211,7 @@ public struct CaptureDiff: Sendable, Equatable, Codable {
         guard let start = analysis.exchanges.map(\.record.start).min() else { return nil }
         let mapped = analysis.exchanges.contains { $0.media?.kind == .segment }
         let first = analysis.exchanges.lazy.filter { !mapped || $0.media?.kind == .segment }.map(\.record).first {
-            ($0.status ?? 0) / 100 == 2 && $0.bytesReceived > 0 && $0.firstChunkAt != nil
+            ($0.status ?? 0) / 100 == 2 && $0.bytesSent > 0 && $0.firstChunkAt != nil
         }
         return first?.firstChunkAt.map { Double($0.subtractingSaturating(start)) / 1e6 }
     }

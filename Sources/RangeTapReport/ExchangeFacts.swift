@@ -25,7 +25,7 @@ struct ExchangeFacts: Sendable {
         switch record.outcome {
         case .complete: "complete"
         case .open: "open (capture ended first)"
-        case .cancelled: "cancelled: delivered \(record.bytesDelivered ?? 0) of \(record.bytesReceived) received"
+        case .cancelled: "cancelled: delivered \(record.bytesDelivered ?? 0) of \(record.bytesSent) \(record.sentWord)"
         case .failed(let message): "error: \(message)"
         }
     }
@@ -56,7 +56,7 @@ struct ExchangeFacts: Sendable {
         var lines = ["#\(record.id) \(record.method) \(Self.clip(path, 160))"]
         lines.append("Range: \(range) → \(status), Content-Range: \(contentRange)")
         lines.append(
-            "\(record.bytesReceived) bytes, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)"
+            "\(record.bytesSent) bytes \(record.sentWord), \(record.bytesToClient) delivered, \(record.chunkCount) chunks, \(duration) ms from \(start) ms; conn \(record.connection)\(record.stream.map { " stream \($0) (HTTP/2)" } ?? ""), upstream reused: \(reused)"
         )
         lines.append(Self.clip(outcome, 240))
         for fault in record.faults {

@@ -49,8 +49,8 @@ public enum HARBody: Sendable, Equatable {
     /// the end (never more than were received).
     static func clientBodySize(_ r: ExchangeRecord) -> Int64 {
         switch r.outcome {
-        case .cancelled: return min(r.bytesDelivered ?? 0, r.bytesReceived)
-        case .failed where r.bytesDelivered != nil: return min(r.bytesDelivered ?? 0, r.bytesReceived)
+        case .cancelled: return min(r.bytesDelivered ?? 0, r.bytesSent)
+        case .failed where r.bytesDelivered != nil: return min(r.bytesDelivered ?? 0, r.bytesSent)
         default: return r.bytesSent
         }
     }

@@ -266,7 +266,8 @@ public enum HTMLReport {
         }
         out += "<table class=\"grid ex\" id=\"exchange-table\"><thead><tr>"
         for h in [
-            "#", "start ms", "conn", "reused", "method", "path", "Range", "status", "Content-Range", "bytes", "chunks",
+            "#", "start ms", "conn", "reused", "method", "path", "Range", "status", "Content-Range", "body bytes",
+            "chunks",
             "ms", "outcome", "findings", "head",
         ] {
             out += "<th>\(h)</th>"
@@ -318,7 +319,10 @@ public enum HTMLReport {
         out += "</td><td>\(HTMLEscaping.escape(facts.range))</td>"
         out += (r.status ?? 0) >= 400 ? "<td class=\"bad\">\(facts.status)</td>" : "<td>\(facts.status)</td>"
         out += "<td>\(HTMLEscaping.escape(facts.contentRange))</td>"
-        out += "<td>\(r.bytesReceived)</td><td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
+        // Received from the origin (or served by rangetap), and delivered when that differs.
+        let delivered = r.bytesToClient == r.bytesSent ? "" : " · \(r.bytesToClient) delivered"
+        out += "<td title=\"\(r.sentWord) · delivered\">\(r.bytesSent) \(r.sentWord)\(delivered)</td>"
+        out += "<td>\(r.chunkCount)</td><td>\(facts.duration)</td>"
         out += "<td>\(HTMLEscaping.escape(facts.outcome))"
         if let rules = r.faultRules {
             out +=

@@ -102,7 +102,7 @@ public struct TimelineText: Sendable {
         switch r.outcome {
         case .complete: outcome = paint("ok", .green)
         case .open: outcome = paint("open", .yellow)
-        case .cancelled: outcome = paint("CANCELLED at byte \(delivered) (received \(r.bytesReceived))", .yellow)
+        case .cancelled: outcome = paint("CANCELLED at byte \(delivered) (\(r.sentWord) \(r.bytesSent))", .yellow)
         case .failed(let m): outcome = paint("ERROR \(Self.safe(m))", .red)
         }
         if r.pausedNs > 0 {

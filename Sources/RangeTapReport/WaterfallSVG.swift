@@ -280,10 +280,10 @@ struct WaterfallSVG: Sendable {
         case .cancelled:
             let (cx, cy) = endPoint
             marks +=
-                "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client: delivered \(r.bytesDelivered ?? 0) of \(r.bytesReceived) bytes received</title>"
+                "<g class=\"mark-cancel\" data-ex=\"\(r.id)\"><title>#\(r.id) cancelled by the client: delivered \(r.bytesDelivered ?? 0) of \(r.bytesSent) bytes \(r.sentWord)</title>"
             marks +=
                 "<path d=\"M\(f(cx - 5)),\(f(cy - 5))L\(f(cx + 5)),\(f(cy + 5))M\(f(cx - 5)),\(f(cy + 5))L\(f(cx + 5)),\(f(cy - 5))\"/>"
-            if let delivered = r.bytesDelivered, let base = geometry.base, delivered < r.bytesReceived {
+            if let delivered = r.bytesDelivered, let base = geometry.base, delivered < r.bytesSent {
                 let dy = y.pixel(Double(base.addingSaturating(delivered)))
                 if abs(dy - cy) > 3 {
                     marks +=

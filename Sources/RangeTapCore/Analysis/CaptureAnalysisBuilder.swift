@@ -220,7 +220,12 @@ public struct CaptureAnalysisBuilder: Sendable {
                     exchange: id))
         }
 
-        // How the body ended.
+        // How the body ended. What rangetap passed on came from the origin (received) or, for a
+        // `--map` answer, from rangetap itself (served): the words say which.
+        let source =
+            r.bytesServed == nil
+            ? (count: r.bytesReceived, words: "received from upstream", key: "received")
+            : (count: r.bytesSent, words: "served by rangetap", key: "served")
         switch r.outcome {
         case .failed(let message) where r.failure == .fault:
             // rangetap cut the response itself (reset-after, truncate-after): what the client got
@@ -229,20 +234,20 @@ public struct CaptureAnalysisBuilder: Sendable {
             findings.append(
                 Finding(
                     .truncated,
-                    "the client got \(delivered) body bytes, then rangetap cut its connection (\(message)); the origin had sent \(r.bytesReceived)",
-                    evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+                    "the client got \(delivered) body bytes, then rangetap cut its connection (\(message)); \(source.count) \(source.words)",
+                    evidence: ["delivered=\(delivered)", "\(source.key)=\(source.count)"], exchange: id))
         case .failed(let message):
-            if let cl = contentLength, r.status != nil, r.bytesReceived < cl {
+            if let cl = contentLength, r.status != nil, source.count < cl {
                 findings.append(
                     Finding(
                         .truncated,
-                        "body shorter than declared: \(r.bytesReceived) of \(cl) bytes arrived before the server closed the connection (not a client cancel)",
+                        "body shorter than declared: \(source.count) of \(cl) bytes arrived before the server closed the connection (not a client cancel)",
                         evidence: [rawLine(fields, "Content-Length"), message], exchange: id))
             } else if r.status != nil && r.status != 502 {
                 findings.append(
                     Finding(
                         .closedMidResponse,
-                        "the upstream connection failed mid-response after \(r.bytesReceived) bytes: \(message)",
+                        "the upstream connection failed mid-response after \(source.count) bytes: \(message)",
                         evidence: [message], exchange: id))
             } else {
                 findings.append(Finding(.upstreamError, message, evidence: [message], exchange: id))
@@ -252,13 +257,13 @@ public struct CaptureAnalysisBuilder: Sendable {
             findings.append(
                 Finding(
                     .cancelled,
-                    "the client cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received from upstream\(r.sendBuffer.map { ", up to \($0) of them possibly unread in the socket buffer" } ?? ""))",
-                    evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
-            if case .from? = single, r.bytesReceived < 1 << 20 {
+                    "the client cancelled after \(delivered) bytes delivered (\(source.count) \(source.words)\(r.sendBuffer.map { ", up to \($0) of them possibly unread in the socket buffer" } ?? ""))",
+                    evidence: ["delivered=\(delivered)", "\(source.key)=\(source.count)"], exchange: id))
+            if case .from? = single, source.count < 1 << 20 {
                 findings.append(
                     Finding(
                         .earlyCancel,
-                        "open-ended request \(r.requestRange ?? "") cancelled after \(delivered) bytes delivered (\(r.bytesReceived) received): the player reads ahead a little and cancels (the AVPlayer pattern)",
+                        "open-ended request \(r.requestRange ?? "") cancelled after \(delivered) bytes delivered (\(source.count) \(source.key)): the player reads ahead a little and cancels (the AVPlayer pattern)",
                         evidence: [rangeLine ?? ""], exchange: id))
             }
         case .complete, .open:
@@ -275,12 +280,12 @@ public struct CaptureAnalysisBuilder: Sendable {
                         evidence: [rawLine(fields, "Content-Length")], exchange: id))
             }
             // A fault (truncate-after) that closed the client's connection before the last byte.
-            if r.outcome == .complete, r.injected, let delivered = r.bytesDelivered, delivered < r.bytesReceived {
+            if r.outcome == .complete, r.injected, let delivered = r.bytesDelivered, delivered < source.count {
                 findings.append(
                     Finding(
                         .truncated,
-                        "the client got \(delivered) of the \(r.bytesReceived) body bytes before its connection was closed",
-                        evidence: ["delivered=\(delivered)", "received=\(r.bytesReceived)"], exchange: id))
+                        "the client got \(delivered) of the \(source.count) body bytes before its connection was closed",
+                        evidence: ["delivered=\(delivered)", "\(source.key)=\(source.count)"], exchange: id))
             }
         }
 

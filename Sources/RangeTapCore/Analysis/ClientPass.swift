@@ -28,7 +28,7 @@ struct ClientPass {
             stats[url] = .init(url: url, length: nil, bytesFetched: 0, uniqueBytes: 0, requests: 0)
         }
         // What the client got: delivered bytes when it left early (cancel, or an end it did not wait for).
-        let got = r.bytesDelivered.map { min($0, r.bytesReceived) } ?? (r.outcome == .cancelled ? 0 : r.bytesReceived)
+        let got = r.bytesDelivered.map { min($0, r.bytesSent) } ?? (r.outcome == .cancelled ? 0 : r.bytesSent)
         stats[url]!.requests += 1
         stats[url]!.bytesFetched = stats[url]!.bytesFetched.addingSaturating(got)
         let rangeLine = r.requestHeaders.first { $0.name?.lowercased() == "range" }?.raw

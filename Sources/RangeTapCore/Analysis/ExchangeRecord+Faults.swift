@@ -13,6 +13,9 @@ extension ExchangeRecord {
     /// action `map`); nil when the origin answered.
     public var mapRule: String? { faults.first { $0.action == "map" }?.rule }
 
+    /// Whether a `--map` rule answered this exchange: its body bytes are served, not received.
+    var isMapped: Bool { faults.contains { $0.action == "map" } }
+
     /// Whether a fault rewrote the response head on its way to the client
     /// (``clientResponseLines`` then differs from ``responseLines``).
     public var clientHeadRewritten: Bool { faults.contains { $0.lines != nil } }

@@ -150,8 +150,10 @@ struct MapLocalTests {
         #expect(capture.requests.count >= 2, "moov at end: ffmpeg reads the start, then seeks to the index")
         #expect(capture.requests.contains { ($0.requestRange ?? "").hasPrefix("bytes=") && $0.status == 206 })
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        #expect(try Self.expectByteExact(capture, file: data) == capture.requests.filter { $0.bytesReceived > 0 }.count)
+        #expect(try Self.expectByteExact(capture, file: data) == capture.requests.filter { $0.bytesSent > 0 }.count)
         #expect(capture.requests.allSatisfy { $0.mapRule == "host=media.invalid,file=\(file)" })
+        // One vocabulary: a mapped answer's bytes are served by rangetap, none received from an origin.
+        #expect(capture.requests.allSatisfy { $0.bytesReceived == 0 && ($0.bytesServed ?? 0) > 0 })
         let analysis = try MediaAnalysis.analyze(path: proxy.capturePath)
         #expect(analysis.exchanges.contains { $0.media?.note == "moov at end" }, "the index fetch is mapped to media")
     }
@@ -187,7 +189,7 @@ struct MapLocalTests {
         #expect(video.allSatisfy { $0.mapRule != nil && $0.stream != nil }, "mapped, on HTTP/2 streams")
         #expect(!nginx.accessLog().contains { $0.contains("/video.mp4") }, "the origin never saw the video")
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        for r in video where r.bytesReceived > 0 && r.outcome == .complete {
+        for r in video where r.bytesSent > 0 && r.outcome == .complete {
             let body = try capture.body(of: r)
             let start = Int(try #require(r.chunks.first?.resourceOffset))
             #expect(body == data[start..<start + body.count], "#\(r.id) \(r.requestRange ?? "-")")
