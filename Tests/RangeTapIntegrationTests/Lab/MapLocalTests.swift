@@ -244,4 +244,28 @@ struct MapLocalTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--map 'capture=\(empty)'"), "\(refused.stderr)")
     }
+
+    /// `--shape` paces a mapped answer as any response: the shaped client's progress is recorded
+    /// and never runs faster than the link (a lower bound on time only: a slow machine cannot fail it).
+    @Test(.timeLimit(.minutes(1)))
+    func aMappedAnswerIsPacedByTheShapedLink() async throws {
+        let www = Paths.temporaryDirectory("map-shape")
+        let file = www + "/one.bin"
+        try Data(repeating: 0x5A, count: 1_000_000).write(to: URL(fileURLWithPath: file))
+        let proxy = try await ProxyHarness { config in
+            config.mapRules = [try! MapRule(parsing: "host=media.invalid,file=\(file)")]
+            config.shape = try! ShapeSpec(parsing: "rate=8mbit")
+        }
+        let seen = try Self.fetch("http://media.invalid/one.bin", [], proxy: proxy.url)
+        #expect(seen.body.count == 1_000_000)
+        let capture = try await proxy.stopAndRead()
+        let r = try #require(capture.requests.first)
+        let deliveries = r.deliveries
+        #expect(deliveries.last?.bytes == 1_000_000, "the shaped client's progress is recorded")
+        let first = try #require(r.responseAt)
+        let last = try #require(deliveries.last?.t)
+        let seconds = Double(last - first) / 1e9
+        // 8 Mbit/s carries 1 MB in 1.0 s; allow the token bucket's burst.
+        #expect(seconds >= 0.8, "1 MB over an 8 Mbit/s link took \(seconds) s")
+    }
 }
