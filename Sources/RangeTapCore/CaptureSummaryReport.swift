@@ -15,6 +15,9 @@ public struct CaptureSummaryReport: Sendable {
     /// The shaping of the client's link at the start and at each change (`record --shape`).
     public let shapes: [ShapeEvent]
 
+    /// The capture's CONNECT tunnels.
+    public let tunnels: [TunnelEvent]
+
     /// Reads the capture at `path`.
     public init(path: String) throws {
         let reader = try CaptureReader(path: path)
@@ -26,6 +29,17 @@ public struct CaptureSummaryReport: Sendable {
         connections = log.connections
         truncatedTail = reader.truncatedTail
         shapes = log.shapes
+        tunnels = log.tunnels
+    }
+
+    /// The totals, as `record`'s stop line counts them (``CaptureTotals``).
+    public var totals: CaptureTotals {
+        var t = CaptureTotals()
+        t.connections = connections
+        let tunnelOf = Dictionary(tunnels.map { ($0.exchange, $0) }, uniquingKeysWith: { a, _ in a })
+        for r in exchanges { t.add(r, tunnel: tunnelOf[r.id]) }
+        t.errors += connectionErrors.count
+        return t
     }
 
     /// The report text.
@@ -45,12 +59,7 @@ public struct CaptureSummaryReport: Sendable {
         for e in connectionErrors {
             out += "conn \(e.connection.map(String.init) ?? "?") ERROR \(TerminalText.escapingControls(e.message))\n"
         }
-        let bytes = exchanges.reduce(Int64(0)) { $0 + $1.bytesReceived }
-        let cancels = exchanges.filter { $0.outcome == .cancelled }.count
-        let errors =
-            exchanges.filter { if case .failed = $0.outcome { true } else { false } }.count + connectionErrors.count
-        out +=
-            "\(exchanges.count) exchanges on \(connections) connections, \(bytes) body bytes, \(cancels) cancelled, \(errors) errors"
+        out += totals.line
         let faulted = exchanges.filter(\.injected).count
         if faulted > 0 { out += ", \(faulted) with faults injected by --fault or --map rules" }
         if truncatedTail { out += " (last event incomplete: capture cut off or still being written)" }

@@ -3,20 +3,8 @@ import RangeTapCore
 import Synchronization
 
 /// Totals of a recording, for the closing summary line.
-public struct RecordingSummary: Sendable, Equatable {
-    /// Client connections.
-    public var connections = 0
-    /// Exchanges finished (ended, cancelled or failed).
-    public var exchanges = 0
-    /// Body bytes received from upstream.
-    public var bytes: Int64 = 0
-    /// Exchanges the client cancelled.
-    public var cancels = 0
-    /// Exchanges or connections that failed.
-    public var errors = 0
-    /// CONNECT tunnels.
-    public var tunnels = 0
-}
+/// What `record` says when it stops (the capture's totals, as `rangetap summary` counts them).
+public typealias RecordingSummary = CaptureTotals
 
 /// Watches the events the capture writer has written and prints one line per finished
 /// exchange. Runs on the writer thread, off the forwarding path.
@@ -68,15 +56,9 @@ final class LiveLog: Sendable {
         }
         guard let done = s.log.apply(event) else { return nil }
         s.log.forget(done.id)
-        s.summary.exchanges += 1
-        // An intercepted tunnel's bytes are its requests' bodies, already counted (encrypted).
-        if case .tunnel(let t) = event, t.intercepted == true {} else { s.summary.bytes += done.bytesReceived }
-        switch done.outcome {
-        case .cancelled: s.summary.cancels += 1
-        case .failed: s.summary.errors += 1
-        default: break
-        }
-        if case .tunnel = event { s.summary.tunnels += 1 }
+        var tunnel: TunnelEvent?
+        if case .tunnel(let t) = event { tunnel = t }
+        s.summary.add(done, tunnel: tunnel)
         return done.summaryLine
     }
 

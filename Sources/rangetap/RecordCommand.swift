@@ -313,7 +313,7 @@ struct RecordCommand: AsyncParsableCommand {
         await server.stop()
         let s = server.summary
         stderr.write(
-            "rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.exchanges) exchanges on \(s.connections) connections, \(s.bytes) body bytes, \(s.cancels) cancelled, \(s.errors) errors, \(s.tunnels) tunnels -> \(output)"
+            "rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.line) -> \(output)"
         )
         if let error = server.captureWriteError {
             throw CommandFailure(error, status: .failure)
