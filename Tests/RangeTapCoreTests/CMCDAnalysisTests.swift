@@ -8,9 +8,6 @@ import Testing
 /// whatever CMCD the requests carried.
 @Suite("CMCD analysis")
 struct CMCDAnalysisTests {
-    private static let header =
-        #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-29T10:00:00.000Z","bodies":false,"redacted":true,"listen":"127.0.0.1:8080"}"#
-
     /// A GET of `path` (bytes `first`…) at `at` ms taking `ms` ms, `size` bytes, with CMCD headers.
     private static func exchange(
         _ id: Int, path: String, at: Int, ms: Int, size: Int, first: Int = 0, cmcd: [String] = [],
@@ -34,15 +31,7 @@ struct CMCDAnalysisTests {
         ]
     }
 
-    private func analyze(_ lines: [String]) throws -> CaptureAnalysis {
-        let path = Paths.temporaryRoot + "/rangetap-cmcd-" + UUID().uuidString + ".rtap"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let text = ([Self.header, #"{"type":"conn.open","t":1,"conn":1,"peer":"127.0.0.1:50000"}"#] + lines)
-            .map { $0 + "\n" }.joined()
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
-        return try CaptureAnalysis.analyze(path: path)
-    }
+    private func analyze(_ lines: [String]) throws -> CaptureAnalysis { try CaptureLines.analyze(lines) }
 
     private func codes(_ a: CaptureAnalysis, _ id: Int) -> [String] {
         a.exchanges.first { $0.record.id == id }?.findings.map(\.code) ?? []

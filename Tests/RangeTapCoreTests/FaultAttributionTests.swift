@@ -7,9 +7,6 @@ import Testing
 /// what a client did in answer to it is the rule's; what the origin itself sent never is.
 @Suite("Fault attribution")
 struct FaultAttributionTests {
-    private static let header =
-        #"{"type":"capture","version":1,"tool":"rangetap test","startedAt":"2026-11-29T10:00:00.000Z","bodies":false,"redacted":true,"listen":"127.0.0.1:8080"}"#
-
     /// One GET of `range` of /s.ts on connection 1: request, response (`extra` head lines), one
     /// chunk of `size` bytes, and an end (or `ending`, in place of the end).
     private static func exchange(
@@ -33,15 +30,7 @@ struct FaultAttributionTests {
         return lines
     }
 
-    private func analyze(_ lines: [String]) throws -> CaptureAnalysis {
-        let path = Paths.temporaryRoot + "/rangetap-attribution-" + UUID().uuidString + ".rtap"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let text = ([Self.header, #"{"type":"conn.open","t":1,"conn":1,"peer":"127.0.0.1:50000"}"#] + lines)
-            .map { $0 + "\n" }.joined()
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/events.jsonl"))
-        return try CaptureAnalysis.analyze(path: path)
-    }
+    private func analyze(_ lines: [String]) throws -> CaptureAnalysis { try CaptureLines.analyze(lines) }
 
     private func findings(_ a: CaptureAnalysis, _ id: Int) -> [Finding] {
         a.exchanges.first { $0.record.id == id }?.findings ?? []

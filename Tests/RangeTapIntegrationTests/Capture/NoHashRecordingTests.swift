@@ -79,9 +79,17 @@ struct NoHashRecordingTests {
         let client = try TestProcess(
             try Paths.tool("curl"),
             ["-s", "--noproxy", "", "-x", proxy.url, origin.url("/slow?delay_ms=5&piece=8192"), "-o", "/dev/null"])
-        try await Task.sleep(for: .milliseconds(400))
+        // Stop curl once body bytes are in the capture (bounded): a fixed wait was too short for a
+        // loaded machine, where curl had not begun.
+        let events = proxy.capturePath + "/events.jsonl"
+        func recorded(_ type: String) -> Bool {
+            ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").contains("\"type\":\"\(type)\"")
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while !recorded("chunk"), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         client.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        let settled = Date().addingTimeInterval(20)
+        while !recorded("cancel"), Date() < settled { try await Task.sleep(for: .milliseconds(50)) }
         let capture = try await proxy.stopAndRead()
         let cancels = try capture.reader.events().compactMap { event -> CancelEvent? in
             if case .cancel(let e) = event { return e } else { return nil }
