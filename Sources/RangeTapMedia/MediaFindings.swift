@@ -63,14 +63,23 @@ enum MediaFindings {
             guard let m = e.media, m.format != "mp4", m.kind == .segment || m.kind == .part,
                 e.record.outcome == .cancelled
             else { return nil }
-            let got = e.record.bytesDelivered ?? e.record.bytesSent
+            let r = e.record
+            // Delivered when it was measured; else only what rangetap received (or served) is known.
+            let got = r.bytesDelivered ?? r.bytesSent
             let of =
                 e.expectedBytes.map {
                     " of \($0)" + ($0 > 0 ? String(format: " (%.0f %%)", Double(got) * 100 / Double($0)) : "")
                 } ?? ""
+            let what =
+                r.bytesDelivered != nil
+                ? "the client got \(got)\(of) bytes (\(r.bytesSent) \(r.sentWord))"
+                : "\(got)\(of) bytes were \(r.sentWord) before it (delivery to the client was not measured)"
             return Finding(
-                .segmentCancelled, "\(describe(m)) cancelled part-way: the client got \(got)\(of) bytes",
-                exchange: e.record.id)
+                .segmentCancelled, "\(describe(m)) cancelled part-way: \(what)",
+                evidence: [
+                    "delivered=\(r.bytesDelivered.map(String.init) ?? "unknown")", "\(r.sentWord)=\(r.bytesSent)",
+                ],
+                exchange: r.id)
         }
     }
 

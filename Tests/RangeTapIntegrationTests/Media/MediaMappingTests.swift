@@ -607,6 +607,13 @@ struct MediaMappingTests {
             a.allFindings.contains { $0.code == "segment-cancelled" && $0.message.contains("segment 3") },
             "\(codes) \(a.exchanges.last.map { "\($0.record.path) \($0.record.outcome) \(String(describing: $0.media))" } ?? "")"
         )
+        // The cancelled segment's message names the byte counts by their words.
+        if let cancelled = a.allFindings.first(where: { $0.code == "segment-cancelled" }) {
+            #expect(
+                cancelled.message.contains("the client got ") && cancelled.message.contains(" received)"),
+                "\(cancelled.message)")
+            #expect(cancelled.evidence.contains { $0.hasPrefix("delivered=") }, "\(cancelled.evidence)")
+        }
         #expect(codes.contains("buffer-ahead"))
         #expect(a.summary.findings[.warn, default: 0] >= 1, "segment-refetched counts in the summary")
 
