@@ -208,6 +208,15 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        // The capture directory is made, its parent never: a typo in the path must not grow a tree.
+        let parent = (output.hasSuffix("/") ? String(output.dropLast()) : output).split(
+            separator: "/", omittingEmptySubsequences: false
+        ).dropLast().joined(separator: "/")
+        if !parent.isEmpty, System.status(parent)?.kind != .directory {
+            throw ValidationError(
+                "-o \(output): the directory \(parent) does not exist; create it first (mkdir -p \(parent)) or choose another path"
+            )
+        }
         if !((4 << 20)...(1 << 40)).contains(try bodyMemoryBytes()) {
             throw ValidationError("--body-memory \(bodyMemory): must be from 4m to 1t")
         }

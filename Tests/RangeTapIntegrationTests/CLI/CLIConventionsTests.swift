@@ -12,6 +12,16 @@ struct CLIConventionsTests {
         return (server, server.port)
     }
 
+    /// `record -o` makes the capture directory, never its missing parents (issue 39).
+    @Test func recordRefusesAMissingParentDirectory() throws {
+        let root = Paths.temporaryDirectory("no-parent")
+        let path = root + "/missing/deeper/x.rtap"
+        let r = try runCommand(Paths.rangetap, ["record", "-p", "0", "-o", path, "--no-intercept", "*"], timeout: 30)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("the directory \(root)/missing/deeper does not exist"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/missing"), "nothing was created")
+    }
+
     @Test func aTakenPortIsSaidPlainlyAndLeavesNoCaptureBehind() throws {
         let (server, port) = try heldPort()
         defer { server.stop() }
