@@ -121,6 +121,17 @@ public final class ThroughProxyReplay: Sendable {
                 requests: 0, bytesRequested: requestedTotal, bytesReceived: 0, originRequests: 0, originBytes: 0)
             return Result(report: report, firstPass: empty, secondPass: empty)
         }
+        if let why = await client.unreachable() {
+            // Nothing to drive: one plain sentence instead of an error per exchange and pass.
+            let report = ReplayReport.failed(
+                cache: "through \(proxyURL)",
+                error:
+                    "nothing accepts connections at \(proxyURL) (\(why)): start the proxy under test there, forwarding to http://127.0.0.1:\(origin.port)"
+            )
+            let empty = Pass(
+                requests: 0, bytesRequested: requestedTotal, bytesReceived: 0, originRequests: 0, originBytes: 0)
+            return Result(report: report, firstPass: empty, secondPass: empty)
+        }
         let first = await pass(1)
         let second = await pass(2)
         var report = ReplayReport(

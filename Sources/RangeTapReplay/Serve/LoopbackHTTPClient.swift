@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RangeTapSystem
 
 /// A minimal HTTP/1.1 client for driving a proxy under test: GET requests one after another on
 /// a kept-alive connection (a new one when the server closes), every response part handed over
@@ -29,6 +30,32 @@ struct LoopbackHTTPClient: Sendable {
     /// Limit for one response, from the request to its end.
     var timeout: Duration
 
+    /// Why a connection to the server failed, or nil when it can be opened (it is closed again).
+    func unreachable() async -> String? {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(10)).connect(host: host, port: port).get()
+            try? await channel.close()
+            return nil
+        } catch {
+            return Self.describeConnectFailure(error)
+        }
+    }
+
+    /// A connect failure in words: the system's text for its errno (`Connection refused`) when
+    /// NIO carries one, else NIO's description.
+    static func describeConnectFailure(_ error: any Error) -> String {
+        if let e = error as? NIOConnectionError {
+            for failure in e.connectionErrors {
+                if let io = failure.error as? IOError { return System.errorText(io.errnoCode) }
+            }
+            if e.connectionErrors.isEmpty, let dns = e.dnsAError ?? e.dnsAAAAError { return "\(dns)" }
+        }
+        if let io = error as? IOError { return System.errorText(io.errnoCode) }
+        if error is ChannelError { return "the connection timed out or closed (\(error))" }
+        return "\(error)"
+    }
+
     /// Sends `requests` in order, calling `receive(i, part)` for each part of response `i`.
     /// Returns, by request index, what went wrong with the requests that did not complete.
     func send(_ requests: [Request], receive: (Int, Part) throws -> Void) async -> [Int: String] {
@@ -48,7 +75,9 @@ struct LoopbackHTTPClient: Sendable {
                         }
                     }
             } catch {
-                for i in next..<requests.count { failures[i] = "cannot connect to \(host):\(port): \(error)" }
+                for i in next..<requests.count {
+                    failures[i] = "cannot connect to \(host):\(port): \(Self.describeConnectFailure(error))"
+                }
                 return failures
             }
             let raw = channel.channel

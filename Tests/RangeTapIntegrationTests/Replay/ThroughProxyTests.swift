@@ -120,13 +120,21 @@ struct ThroughProxyTests {
         #expect(both.status != 0 && both.status != 1)
     }
 
+    /// Nothing listening at `--through`: one plain error (issue 39), no NIO text, no line per exchange.
     @Test func anUnreachableProxyIsAnErrorNotAVerification() async throws {
         let capture = Paths.root + "/captures/curl-ranges.rtap"
-        let replay = try ThroughProxyReplay(
-            capturePath: capture, proxyURL: "http://127.0.0.1:\(try freePort())", timeout: 5)
+        let port = try freePort()
+        let replay = try ThroughProxyReplay(capturePath: capture, proxyURL: "http://127.0.0.1:\(port)", timeout: 5)
         let result = await replay.run()
         await replay.stop()
         #expect(!result.report.verified)
-        #expect(result.report.errors.contains { $0.contains("cannot connect") })
+        #expect(result.report.errors.count == 1, "\(result.report.errors)")
+        #expect(
+            result.report.errors.first?.hasPrefix(
+                "nothing accepts connections at http://127.0.0.1:\(port) (Connection refused): start the proxy under test there"
+            ) == true, "\(result.report.errors)")
+        let cli = try runCommand(Paths.rangetap, ["replay", capture, "--through", "http://127.0.0.1:\(port)"])
+        #expect(cli.status == 1)
+        for word in ["NIO", "SingleConnectionFailure", "errno"] { #expect(!cli.text.contains(word), "\(cli.text)") }
     }
 }
