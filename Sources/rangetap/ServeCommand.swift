@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8081).",
+            "Address to listen on, HOST:PORT or PORT (port 0 picks a free one; default: 127.0.0.1:8090; not 8081, which the README's examples give the origin).",
             valueName: "address"))
     var listen: String?
 
@@ -98,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// `--listen`, `-p` or the default.
     private func listenAddress() throws -> ListenAddress {
-        try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8081")
+        try ListenAddress(listen: listen, port: port, default: "127.0.0.1:8090")
     }
 
     func validate() throws {

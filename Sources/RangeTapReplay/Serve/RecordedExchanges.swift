@@ -64,9 +64,9 @@ struct RecordedExchanges: Sendable {
     ///
     /// With ``FixtureServer/Matching/hostAndPath``: the origins with the same host and port (a
     /// request without a port matches 80 and 443); else those with the same host on another port
-    /// (a client that reached serve on its own port, `Host: media.test:8081`, means the
+    /// (a client that reached serve on its own port, `Host: media.test:8090`, means the
     /// recorded `media.test:443`); else, when the capture never saw that host (the client named
-    /// serve itself, `127.0.0.1:8081`), any origin.
+    /// serve itself, `127.0.0.1:8090`), any origin.
     func origins(answering origin: RequestOrigin?) -> Set<RequestOrigin>? {
         guard matching == .hostAndPath, let origin else { return nil }
         let recorded = recordedOrigins
