@@ -49,6 +49,15 @@ final class LiveLog: Sendable {
                 f.action == "map"
                 ? "#\(f.exchange) MAPPED: \(TerminalText.escapingControls(f.detail)) (--map '\(TerminalText.escapingControls(f.rule))')"
                 : "#\(f.exchange) FAULT \(f.action): \(TerminalText.escapingControls(f.detail)) (--fault '\(TerminalText.escapingControls(f.rule))')"
+        case .tls(let e) where e.outcome != .established:
+            // Said at once: a client that does not trust the CA is the most common first-day problem.
+            let host = TerminalText.escapingControls(e.serverName ?? e.authority)
+            let what =
+                e.outcome == .rejected
+                ? "TLS REJECTED: the client refused rangetap's certificate for \(host)"
+                : "TLS FAILED with \(host)"
+            return
+                "conn \(e.connection) \(what): \(TerminalText.escapingControls(e.reason ?? "no reason given"))"
         case .shape(let e):
             _ = s.log.apply(event)
             return "link shaped: \(e.spec)\(e.trace.map { " (trace \(TerminalText.escapingControls($0)))" } ?? "")"

@@ -34,6 +34,38 @@ struct CACommandTests {
         #expect(!info.text.contains("BEGIN"))
     }
 
+    /// A client that does not trust rangetap's CA gets a line in record's live log at once (issue 39).
+    @Test func aRejectedCertificateIsSaidInTheLiveLog() async throws {
+        let root = Paths.temporaryDirectory("ca-reject")
+        let tls = try TestTLS()
+        let www = root + "/www"
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: www + "/x.txt"))
+        let origin = try NginxServer(root: www, tls: (tls.certificate, tls.key))
+        defer { origin.stop() }
+        let port = try freePort()
+        let recorder = try TestProcess(
+            Paths.rangetap,
+            [
+                "record", "--listen", "127.0.0.1:\(port)", "-o", root + "/r.rtap", "--ca-dir", root + "/ca",
+                "--upstream-cacert", tls.caFile,
+            ])
+        defer { recorder.stop(signal: SIGINT) }
+        try waitForPort(port)
+        // curl trusts only the origin's CA, not rangetap's: it refuses the minted certificate.
+        let r = try runCommand(
+            try Paths.tool("curl"),
+            ["-sS", "--cacert", tls.caFile, "-x", "http://127.0.0.1:\(port)", "https://localhost:\(origin.port)/x.txt"])
+        #expect(r.status != 0)
+        let deadline = Date().addingTimeInterval(10)
+        while !recorder.stderrText.contains("TLS REJECTED"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(
+            recorder.stderrText.contains("TLS REJECTED: the client refused rangetap's certificate for localhost"),
+            "\(recorder.stderrText)")
+    }
+
     @Test func recordCreatesTheCAAndSaysWhere() async throws {
         let dir = Paths.temporaryDirectory("ca-record") + "/ca"
         let path = Paths.temporaryDirectory("ca-record") + "/c.rtap"
