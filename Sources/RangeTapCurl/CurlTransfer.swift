@@ -96,6 +96,9 @@ public final class CurlTransfer: @unchecked Sendable {
         if request.proxy != nil {
             // An explicit proxy is used for every host: a `no_proxy` in the environment must not bypass it.
             check(ccurl_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "NOPROXY")
+            // An https:// URL through the proxy is a CONNECT tunnel: its `200 Connection
+            // established` head is the proxy's, never the origin's response.
+            check(ccurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "SUPPRESS_CONNECT_HEADERS")
         }
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         if let share { check(ccurl_easy_setopt_pointer(easy, CURLOPT_SHARE, share), "SHARE") }

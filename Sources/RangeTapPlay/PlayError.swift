@@ -40,10 +40,14 @@ public struct PlayError: Error, Sendable, Hashable, CustomStringConvertible {
             return "read size \(n) (--chunk-bytes): the number of bytes to read before cancelling must be at least 1"
         case .unreachable(let url, let proxy, let curlCode, let message):
             let via = proxy.map { " through the proxy \($0)" } ?? ""
+            // libcurl's TLS codes: a certificate not trusted, or a handshake that failed.
+            let tls: Set<Int> = [35, 51, 58, 59, 60, 77, 83, 90, 91]
             let check =
-                proxy == nil
-                ? "check that the server runs and the URL is right"
-                : "check that the proxy (rangetap record) runs and the URL is right"
+                tls.contains(curlCode)
+                ? "the TLS certificate was not accepted: pass --cacert FILE with the CA that signed it (through an intercepting rangetap record, its CA: rangetap ca info says where), or -k to skip verification"
+                : proxy == nil
+                    ? "check that the server runs and the URL is right"
+                    : "check that the proxy (rangetap record) runs and the URL is right"
             return "cannot fetch \(url)\(via): \(message) (libcurl error \(curlCode)); \(check)"
         case .noResponse(let url, let seconds):
             return "\(url): the server accepted the connection but sent no response head within \(seconds) s"

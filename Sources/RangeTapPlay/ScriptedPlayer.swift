@@ -17,17 +17,21 @@ public struct ScriptedPlayer: Sendable {
     public var headTimeoutSeconds: Int
     /// Skip TLS certificate verification.
     public var insecure: Bool
+    /// More CA certificates to trust (PEM), such as rangetap's own when playing through an
+    /// intercepting `record`.
+    public var caFile: String?
 
     /// A player for `url`, optionally through `proxy`.
     public init(
         url: String, proxy: String? = nil, connectTimeoutMs: Int = 10_000, headTimeoutSeconds: Int = 30,
-        insecure: Bool = false
+        insecure: Bool = false, caFile: String? = nil
     ) {
         self.url = url
         self.proxy = proxy
         self.connectTimeoutMs = connectTimeoutMs
         self.headTimeoutSeconds = headTimeoutSeconds
         self.insecure = insecure
+        self.caFile = caFile
     }
 
     /// Plays `pattern` against `url` and returns every step and what the server did wrong.
@@ -36,11 +40,12 @@ public struct ScriptedPlayer: Sendable {
     /// a server that answers badly is reported in ``PlayResult/problems`` instead.
     public static func run(
         url: String, pattern: PlayPattern, proxy: String? = nil, readBytes: Int64 = 256 * 1024, seed: UInt64 = 1,
-        onStep: (PlayStep) -> Void = { _ in }
+        insecure: Bool = false, caFile: String? = nil, onStep: (PlayStep) -> Void = { _ in }
     ) async throws(PlayError) -> PlayResult {
         guard readBytes > 0 else { throw .badReadBytes(readBytes) }
         let script = PlayerScript(pattern: pattern, readBytes: readBytes, seed: seed)
-        return try await ScriptedPlayer(url: url, proxy: proxy).play(script, onStep: onStep)
+        return try await ScriptedPlayer(url: url, proxy: proxy, insecure: insecure, caFile: caFile).play(
+            script, onStep: onStep)
     }
 
     /// Runs `script` from its start; `onStep` sees each step as soon as its request ended.
@@ -75,7 +80,7 @@ public struct ScriptedPlayer: Sendable {
     private func fetch(
         _ planned: PlannedRequest, pattern: PlayPattern, multi: CurlMulti
     ) async -> (FetchOutcome, timedOut: Bool) {
-        let request = CurlRequest(
+        var request = CurlRequest(
             url: url,
             headers: [
                 "Range: \(planned.rangeHeader)",
@@ -84,6 +89,7 @@ public struct ScriptedPlayer: Sendable {
                 "Accept-Encoding: identity",
             ],
             insecure: insecure, connectTimeoutMs: connectTimeoutMs, proxy: proxy)
+        request.caFile = caFile
         let timeout = headTimeoutSeconds
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<FetchOutcome, Never>) in
             let delegate = PlayTransfer(multi: multi, readLimit: planned.readLimit, continuation: continuation)

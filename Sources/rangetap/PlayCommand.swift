@@ -37,6 +37,16 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the steps as a JSON array instead of text lines.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also trust the CA certificates in FILE (PEM) for https:// URLs, such as rangetap's own (~/.rangetap/rangetap-ca.pem) when playing through an intercepting record.",
+            valueName: "FILE"))
+    var cacert: String?
+
+    @Flag(name: [.customShort("k"), .long], help: "Do not verify the server's TLS certificate (as curl -k).")
+    var insecure = false
+
     @OptionGroup var logging: VerboseOption
 
     /// The checked arguments. Checked in `run` rather than `validate` so that a bad value exits
@@ -71,8 +81,8 @@ struct PlayCommand: AsyncParsableCommand {
         let result: PlayResult
         do {
             result = try await ScriptedPlayer.run(
-                url: url, pattern: pattern, proxy: proxy, readBytes: readBytes, seed: seed,
-                onStep: { step in if !json { print(step.line) } })
+                url: url, pattern: pattern, proxy: proxy, readBytes: readBytes, seed: seed, insecure: insecure,
+                caFile: cacert, onStep: { step in if !json { print(step.line) } })
         } catch {
             throw CommandFailure(error)
         }

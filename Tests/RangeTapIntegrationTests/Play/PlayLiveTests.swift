@@ -79,6 +79,29 @@ struct PlayLiveTests {
         }
     }
 
+    /// `play https://…` through an intercepting record (issue 39): with `--cacert` the proxy's CA
+    /// it plays (every answer the origin's 206, not the CONNECT's 200); without, a plain TLS error
+    /// that says what to pass, never a verdict against the server.
+    @Test func anHTTPSPlayThroughTheInterceptingProxyTakesItsCA() async throws {
+        let tls = try TestTLS()
+        let origin = try NginxServer(root: media, tls: (tls.certificate, tls.key))
+        defer { origin.stop() }
+        let proxy = try await tls.interceptingProxy()
+        let url = "https://localhost:\(origin.port)/faststart.mp4"
+        let ca = try #require(proxy.caCertificate)
+        let played = try runCommand(
+            Paths.rangetap, ["play", url, "--pattern", "seeky", "--proxy", proxy.url, "--cacert", ca, "--json"],
+            timeout: 60)
+        let refused = try runCommand(Paths.rangetap, ["play", url, "--proxy", proxy.url], timeout: 60)
+        _ = try await proxy.stopAndRead()
+        #expect(played.status == 0, "\(played.stderr)")
+        let steps = try #require(try JSONSerialization.jsonObject(with: played.stdout) as? [[String: Any]])
+        #expect(steps.dropFirst().allSatisfy { $0["status"] as? Int == 206 }, "\(steps)")
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("pass --cacert FILE"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("ignored Range"), "\(refused.stderr)")
+    }
+
     @Test func theCommandPrintsJSONAndExitsZeroAgainstNginx() async throws {
         let proxy = try await ProxyHarness()
         let r = try runCommand(
