@@ -18,7 +18,7 @@ import RangeTapCore
 /// `base64`); a body left out (over the size limit) has no `text` and a `content.comment`
 /// saying why. `bodySize` is the bytes the client got: for a cancelled exchange the bytes
 /// delivered before the cancel (`_cancelled.received` is what the proxy had from the origin);
-/// `content.size` is the bytes the proxy received.
+/// `content.size` is the same: the size of what `content.text` holds.
 ///
 /// Where a fault rewrote the response head (header-case, drop-header, off-by-one), the
 /// response's status and headers are the head the client got, not the origin's.

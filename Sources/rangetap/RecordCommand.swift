@@ -212,7 +212,8 @@ struct RecordCommand: AsyncParsableCommand {
         let parent = (output.hasSuffix("/") ? String(output.dropLast()) : output).split(
             separator: "/", omittingEmptySubsequences: false
         ).dropLast().joined(separator: "/")
-        if !parent.isEmpty, System.status(parent)?.kind != .directory {
+        // (A parent that exists but is no directory is the capture writer's to name.)
+        if !parent.isEmpty, System.status(parent) == nil {
             throw ValidationError(
                 "-o \(output): the directory \(parent) does not exist; create it first (mkdir -p \(parent)) or choose another path"
             )
