@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs rangetap under a prefix: the binary, a man page for every subcommand and bash, zsh and
-# fish completions, each where its reader looks under that prefix:
+# Installs rangetap under a prefix: the binary, a man page for every subcommand, bash, zsh and
+# fish completions, each where its reader looks under that prefix, the files the README's examples
+# use and the licences of everything in the binary:
 #   PREFIX/bin/rangetap
 #   PREFIX/share/man/man1/rangetap.1, rangetap-record.1, rangetap-ca-init.1, …
 #   PREFIX/share/bash-completion/completions/rangetap
 #   PREFIX/share/zsh/site-functions/_rangetap
 #   PREFIX/share/fish/vendor_completions.d/rangetap.fish
+#   PREFIX/share/rangetap/traces/*.trace, PREFIX/share/rangetap/cache-adapter-example.py
+#   PREFIX/share/doc/rangetap/copyright
 #
 # Usage: tools/install.sh [--prefix DIR] [--binary PATH]
 #   --prefix DIR    where to install (default /usr/local)
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --binary) [ $# -ge 2 ] || dist_die "--binary needs a path"; binary=$2; shift 2 ;;
     --binary=*) binary=${1#--binary=}; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) dist_die "unknown argument $1 (see --help)" ;;
   esac
 done
@@ -46,6 +49,10 @@ dist_man_pages "$binary" "$stage/man1"
 dist_completion "$binary" bash "$stage/rangetap.bash"
 dist_completion "$binary" zsh "$stage/_rangetap"
 dist_completion "$binary" fish "$stage/rangetap.fish"
+# The notices and licence texts the binary's Apache-licensed parts ask to be passed on with it, in
+# Debian's machine-readable format, the same file the .deb has.
+dist_copyright "$stage/copyright"
+share=$(dist_share_files)
 
 put() { # put MODE SOURCE DESTINATION
   install -D -m "$1" "$2" "$3" || dist_die "cannot write $3 (is $prefix writable? try another --prefix)"
@@ -57,6 +64,8 @@ for page in "$stage"/man1/*.1; do put 644 "$page" "$prefix/share/man/man1/$(base
 put 644 "$stage/rangetap.bash" "$prefix/share/bash-completion/completions/rangetap"
 put 644 "$stage/_rangetap" "$prefix/share/zsh/site-functions/_rangetap"
 put 644 "$stage/rangetap.fish" "$prefix/share/fish/vendor_completions.d/rangetap.fish"
+while IFS=$'\t' read -r mode source name; do put "$mode" "$source" "$prefix/share/rangetap/$name"; done <<<"$share"
+put 644 "$stage/copyright" "$prefix/share/doc/rangetap/copyright"
 
 # A binary that still loads the Swift runtime from the toolchain (a debug build, or one built
 # without --static-swift-stdlib) runs only where that toolchain is.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a Debian package of rangetap with dpkg-deb: the binary in /usr/bin, a man page for every
-# subcommand, bash, zsh and fish completions, and a Depends line computed by dpkg-shlibdeps from
+# subcommand, bash, zsh and fish completions, the README's shaping traces and example cache adapter
+# in /usr/share/rangetap, the copyright file, and a Depends line computed by dpkg-shlibdeps from
 # the libraries the binary links.
 #
 # Usage: tools/package-deb.sh [--binary PATH] [--output DIR] [--compression xz|gzip|none]
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --output=*) output=${1#--output=}; shift ;;
     --compression) [ $# -ge 2 ] || dist_die "--compression needs xz, gzip or none"; compression=$2; shift 2 ;;
     --compression=*) compression=${1#--compression=}; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) dist_die "unknown argument $1 (see --help)" ;;
   esac
 done
@@ -40,6 +41,9 @@ case $compression in xz|gzip|none) ;; *) dist_die "--compression is xz, gzip or 
 for tool in dpkg-deb dpkg-shlibdeps ldd; do
   command -v "$tool" >/dev/null 2>&1 || dist_die "$tool is missing: apt-get install dpkg-dev (tools/install-deps.sh installs it)"
 done
+# One checked-in Maintainer (DIST_MAINTAINER in tools/dist-lib.sh, DEB_MAINTAINER overrides it),
+# never a placeholder address; refused before minutes of build rather than after.
+maintainer=$(dist_maintainer)
 
 if [ -z "$binary" ]; then
   binary=$(dist_release_build)
@@ -95,6 +99,16 @@ dist_completion "$binary" zsh "$stage/usr/share/zsh/vendor-completions/_rangetap
 dist_completion "$binary" fish "$stage/usr/share/fish/vendor_completions.d/rangetap.fish"
 mkdir -p "$stage/usr/share/doc/rangetap"
 gzip -9n < "$root/README.md" > "$stage/usr/share/doc/rangetap/README.md.gz"
+# The copyright file, uncompressed as policy 12.5 requires: rangetap's licence and those of
+# everything linked into the binary (and of the toolchain libraries a --binary makes us ship).
+dist_copyright "$stage/usr/share/doc/rangetap/copyright"
+chmod 644 "$stage/usr/share/doc/rangetap/copyright"
+# What the README's examples name besides the binary: /usr/share/rangetap/traces/*.trace and
+# /usr/share/rangetap/cache-adapter-example.py.
+share=$(dist_share_files)
+while IFS=$'\t' read -r mode source name; do
+  install -D -m "$mode" "$source" "$stage/usr/share/rangetap/$name"
+done <<<"$share"
 
 # Depends: what dpkg-shlibdeps derives from the symbols the binary (and any shipped library) uses,
 # with the versions Debian's shlibs files give; the shipped libraries resolve inside the package.
@@ -106,7 +120,6 @@ depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$priva
   | sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.log" >&2; dist_die "dpkg-shlibdeps failed"; }
 [[ $depends == *libcurl4* ]] || { cat "$work/shlibdeps.log" >&2; dist_die "Depends has no libcurl4: '$depends'"; }
 
-maintainer=${DEB_MAINTAINER:-$(git -C "$root" log -1 --format='%an <%ae>' 2>/dev/null || echo 'rangetap developers <rangetap@localhost>')}
 cat > "$stage/DEBIAN/control" <<CONTROL
 Package: rangetap
 Version: $version

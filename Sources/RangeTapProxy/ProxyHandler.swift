@@ -177,20 +177,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             // next timed check.
             if settleCheck != nil { checkSettling() }
             currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
-            if session.origin == nil, LinkControlRequest.isControl(head) {
-                // `rangetap shape`: not an exchange, not recorded but for the shape event. Inside
-                // a tunnel the host is the tunnel's origin's business: never the control endpoint.
+            if session.origin == nil, LinkControlRequest.isReservedHost(head) {
+                // `http://rangetap.invalid/`: the CA page, not an exchange, not recorded. Inside a
+                // tunnel the host is the tunnel's origin's business.
                 discardingBody = true
-                guard
-                    let (status, text) = LinkControlRequest.answer(
-                        head, peer: context.channel.remoteAddress, context: shared)
-                else {
-                    // A web page's request (it carries Origin): no answer to read, not even an error.
-                    closedByProxy = true
-                    context.close(promise: nil)
-                    return
-                }
-                respond(status, message: text, keepAlive: false, context: context, prefixed: false)
+                let answer = CAPage.answer(
+                    method: head.method.rawValue, path: String(URLParts(head.uri).path),
+                    authority: shared.intercept?.leaves.authority, proxy: reachedAddress(context))
+                respond(answer, head: head, context: context)
                 return
             }
             let t = shared.clock.now()
@@ -772,6 +766,44 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     }
 
     /// The proxy's own response (an error it generates), plain text.
+    /// The address this client connected to, as `HOST:PORT` for a URL (what the CA page tells a
+    /// device to set as its proxy).
+    private func reachedAddress(_ context: ChannelHandlerContext) -> String {
+        guard let local = context.channel.localAddress, let ip = local.ipAddress, let port = local.port else {
+            return
+                "\(URLAuthority.hostForURL(shared.configuration.listenHost)):\(shared.boundPort.load(ordering: .relaxed))"
+        }
+        return "\(URLAuthority.hostForURL(ip)):\(port)"
+    }
+
+    /// Sends a page of rangetap's own (``CAPage``): its bytes for a GET, their length for a HEAD.
+    private func respond(_ answer: CAPage.Answer, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let keepAlive = head.isKeepAlive
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: answer.contentType)
+        headers.add(name: "Content-Length", value: String(answer.body.count))
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if let name = answer.fileName {
+            headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"")
+        }
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: answer.status)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil)
+        if head.method != .HEAD {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            closedByProxy = true
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
     private func respond(
         _ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext,
         prefixed: Bool = true

@@ -22,6 +22,8 @@ public final class ProxyServer: Sendable {
     private let captureWriter: CaptureWriter
     private let live: LiveLog
     private let serverChannel = Mutex<(any Channel)?>(nil)
+    /// `rangetap shape`'s Unix socket (``ControlListener``), once bound.
+    private let controlChannel = Mutex<(any Channel)?>(nil)
     private let clients = ClientRegistry()
     private let stopped = Mutex(false)
     /// The CA that signs intercepted hosts' certificates, when interception is on.
@@ -135,9 +137,12 @@ public final class ProxyServer: Sendable {
         context.boundPort.store(port, ordering: .relaxed)
         do {
             try ControlToken.write(context.controlToken, port: port)
+            let control = try await ControlListener.bind(port: port, group: group, context: context)
+            controlChannel.withLock { $0 = control }
         } catch {
-            // Recording goes on; only `rangetap shape` without --token cannot find the token.
-            logger.warning("rangetap shape will need --token: \(error)")
+            // Recording goes on; only `rangetap shape` cannot change the link.
+            logger.warning(
+                "rangetap shape cannot reach this run: \(error) (\(ControlToken.socketPath(port: port)))")
         }
         logger.info(
             "listening",
@@ -214,7 +219,8 @@ public final class ProxyServer: Sendable {
     public var localPort: Int { context.boundPort.load(ordering: .relaxed) }
 
     /// This run's control token: what `rangetap shape` sends to change the link
-    /// (``LinkControlRequest``); also in ``ControlToken/path(port:)`` while the proxy listens.
+    /// (``LinkControlRequest``) over ``ControlToken/socketPath(port:)``; also in
+    /// ``ControlToken/path(port:)`` while the proxy listens.
     public var controlToken: String { context.controlToken }
 
     /// Totals so far.
@@ -241,6 +247,9 @@ public final class ProxyServer: Sendable {
         }
         guard !already else { return }
         if let channel = serverChannel.withLock({ $0 }) {
+            try? await channel.close()
+        }
+        if let channel = controlChannel.withLock({ $0 }) {
             try? await channel.close()
         }
         let open = clients.open

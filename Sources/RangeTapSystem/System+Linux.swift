@@ -339,28 +339,35 @@ extension System {
         }
     }
 
-    /// Connects to numeric `host`:`port` over TCP, sends `request` and reads the answer to the
-    /// close (at most `limit` bytes, each read waiting at most `timeoutSeconds`): a blocking
-    /// exchange for a command talking to a local rangetap.
-    public static func tcpExchange(
-        host: String, port: Int, request: [UInt8], timeoutSeconds: Int, limit: Int
-    )
-        throws(TCPExchangeError) -> [UInt8]
-    {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICHOST
-        var info: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &info) == 0, let ai = info else { throw .notNumeric(host) }
-        defer { freeaddrinfo(info) }
-        let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, ai.pointee.ai_protocol)
+    /// Connects to the Unix socket at `path`, sends `request`, and reads the answer to the
+    /// peer's close (at most `limit` bytes, each read waiting at most `timeoutSeconds`).
+    public static func unixExchange(
+        path: String, request: [UInt8], timeoutSeconds: Int, limit: Int
+    ) throws(SocketExchangeError) -> [UInt8] {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .pathTooLong(path) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .failed(SystemError(code: errno)) }
         defer { _ = Glibc.close(fd) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
-            throw .failed(SystemError(code: errno))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
+        guard connected == 0 else { throw .failed(SystemError(code: errno)) }
+        return try exchange(fd, request: request, limit: limit)
+    }
+
+    /// Sends `request` on the connected `fd` and reads the answer to the close.
+    private static func exchange(_ fd: Int32, request: [UInt8], limit: Int) throws(SocketExchangeError) -> [UInt8] {
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -379,16 +386,16 @@ extension System {
     }
 }
 
-/// Why ``System/tcpExchange(host:port:request:timeoutSeconds:limit:)`` failed.
-public enum TCPExchangeError: Error, Sendable, CustomStringConvertible {
-    /// The host is not a numeric address.
-    case notNumeric(String)
+/// Why ``System/unixExchange(path:request:timeoutSeconds:limit:)`` failed.
+public enum SocketExchangeError: Error, Sendable, CustomStringConvertible {
+    /// A Unix socket path longer than the 107 bytes `sockaddr_un` holds.
+    case pathTooLong(String)
     /// A system call failed.
     case failed(SystemError)
 
     public var description: String {
         switch self {
-        case .notNumeric(let host): "\(host) is not a numeric address"
+        case .pathTooLong(let path): "the socket path \(path) is longer than 107 bytes"
         case .failed(let error): error.text
         }
     }

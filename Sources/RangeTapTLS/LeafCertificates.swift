@@ -17,7 +17,8 @@ public final class LeafCertificates: Sendable {
         var minted: Date
     }
 
-    private let authority: CertificateAuthority
+    /// The CA that signs the leaves.
+    public let authority: CertificateAuthority
     private let leafKey: LibcryptoKey
     /// The leaf key for NIOSSL.
     let privateKey: NIOSSLPrivateKey

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RangeTapProxy
 import RangeTapTLS
 
 /// `rangetap ca`: the local certificate authority that intercepts HTTPS.
@@ -7,7 +8,7 @@ struct CACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ca",
         abstract: "Create, export and explain the local CA that lets `record` see inside HTTPS.",
-        subcommands: [Init.self, Export.self, Info.self]
+        subcommands: [Init.self, Export.self, Info.self, Trust.self, Untrust.self]
     )
 
     /// The `--ca-dir` option every subcommand takes.
@@ -39,8 +40,18 @@ struct CACommand: ParsableCommand {
 
     /// `rangetap ca export`.
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the CA certificate as PEM (never the key).")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the CA certificate (never the key): PEM, DER or an iOS/macOS configuration profile.")
         @OptionGroup var location: Location
+
+        /// The forms `ca export` writes.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case pem, der, mobileconfig
+        }
+
+        @Option(
+            name: .long, help: "pem (default), der (binary, for Android, Windows, Java) or mobileconfig (iOS, macOS).")
+        var format: Format = .pem
 
         func run() throws {
             do {
@@ -50,7 +61,11 @@ struct CACommand: ParsableCommand {
                             "no CA in \(location.directory); create one with rangetap ca init\(location.caDir.map { " --ca-dir \($0)" } ?? "")"
                     )
                 }
-                print(ca.certificatePEM, terminator: ca.certificatePEM.hasSuffix("\n") ? "" : "\n")
+                switch format {
+                case .pem: print(ca.certificatePEM, terminator: ca.certificatePEM.hasSuffix("\n") ? "" : "\n")
+                case .der: FileHandle.standardOutput.write(Data(try ca.certificateDER()))
+                case .mobileconfig: print(try CAProfile.xml(for: ca), terminator: "")
+                }
             } catch let error as TLSError {
                 throw CommandFailure(error)
             }
@@ -80,6 +95,9 @@ struct CACommand: ParsableCommand {
         static func text(_ ca: CertificateAuthority) -> String {
             let pem = ca.certificatePath
             let formatter = ISO8601DateFormatter()
+            let guide = CATrustGuide(
+                pem: pem, der: "rangetap-ca.cer", proxy: "127.0.0.1:8080",
+                pageURL: "http://\(LinkControlRequest.host)/", commonName: ca.commonName)
             return """
                 CA certificate: \(pem)
                 CA key:         \(ca.directory)/\(CertificateAuthority.keyFileName) (mode 0600; never copy it anywhere)
@@ -87,17 +105,13 @@ struct CACommand: ParsableCommand {
                 valid until:    \(formatter.string(from: ca.notValidAfter))
                 SHA-256:        \(ca.fingerprintSHA256)
 
-                Trust it only in clients you are debugging:
-                  curl            curl --cacert \(pem) -x http://127.0.0.1:8080 https://…
-                  ffmpeg          ffmpeg -http_proxy http://127.0.0.1:8080 -tls_verify 1 -ca_file \(pem) -i https://…
-                  OpenSSL-based   SSL_CERT_FILE=\(pem) (replaces the system store for that process)
-                  Python requests REQUESTS_CA_BUNDLE=\(pem) or requests.get(url, verify="\(pem)")
-                  Debian system   cp \(pem) /usr/local/share/ca-certificates/rangetap.crt && update-ca-certificates
-                                  (remove: rm /usr/local/share/ca-certificates/rangetap.crt && update-ca-certificates --fresh)
-                  iOS Simulator   xcrun simctl keychain booted add-root-cert \(pem)
-                  Android emu.    install as a user CA (Settings > Security > Encryption & credentials); apps need a
-                                  network_security_config that trusts user CAs. See docs/https.md.
-                """
+                The page http://\(LinkControlRequest.host)/ (asked through a running record, from any device that
+                uses it as its proxy) offers the CA as PEM, DER (.cer) and an iOS/macOS profile, with these steps.
+                Here: rangetap ca export --format der > rangetap-ca.cer (--format mobileconfig: the profile).
+
+                Trust it only in clients you are debugging, and remove it afterwards:
+
+                """ + guide.text
         }
     }
 }

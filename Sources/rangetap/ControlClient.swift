@@ -1,20 +1,19 @@
 import Foundation
 import RangeTapSystem
 
-/// One request to a local rangetap over a plain TCP socket, the answer read to the close: for
-/// `rangetap shape`, which must not itself go through a proxy or an HTTP stack.
+/// One request to a local rangetap over its control socket (a Unix socket), the answer read to
+/// the close: for `rangetap shape`, which must not itself go through a proxy or an HTTP stack.
 enum ControlClient {
     /// The connection failed.
     struct Failure: Error {
         let reason: String
     }
 
-    /// Sends `request` to `host:port` (numeric) and returns the status and body of the answer.
-    static func exchange(host: String, port: Int, request: [UInt8]) throws(Failure) -> (Int, String) {
+    /// Sends `request` to the Unix socket at `path` and returns the status and body of the answer.
+    static func exchange(socket path: String, request: [UInt8]) throws(Failure) -> (Int, String) {
         let answer: [UInt8]
-        do throws(TCPExchangeError) {
-            answer = try System.tcpExchange(
-                host: host, port: port, request: request, timeoutSeconds: 10, limit: 1 << 20)
+        do throws(SocketExchangeError) {
+            answer = try System.unixExchange(path: path, request: request, timeoutSeconds: 10, limit: 1 << 20)
         } catch {
             throw Failure(reason: error.description)
         }

@@ -318,6 +318,9 @@ struct RecordCommand: AsyncParsableCommand {
             } else {
                 stderr.write("rangetap: intercepting HTTPS with the CA in \(ca.directory) (rangetap ca info)")
             }
+            stderr.write(
+                "rangetap: devices using this proxy get the CA and the steps to trust it at http://\(LinkControlRequest.host)/"
+            )
         }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()

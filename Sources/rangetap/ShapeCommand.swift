@@ -16,7 +16,11 @@ struct ShapeCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The address record listens on, HOST:PORT or PORT.")
+    @Option(
+        name: .long,
+        help:
+            "The address record listens on, HOST:PORT or PORT: its port names the run's control socket (in $XDG_RUNTIME_DIR/rangetap, else /tmp/rangetap-UID)."
+    )
     var listen: String = "127.0.0.1:8080"
 
     @Option(
@@ -53,9 +57,9 @@ struct ShapeCommand: ParsableCommand {
         }
         let request =
             "POST \(target) HTTP/1.1\r\nHost: \(LinkControlRequest.host)\r\nContent-Type: \(LinkControlRequest.contentType)\r\n\(LinkControlRequest.tokenField): \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        let socket = ControlToken.socketPath(port: address.port)
         do {
-            let (status, body) = try ControlClient.exchange(
-                host: address.host, port: address.port, request: Array(request.utf8))
+            let (status, body) = try ControlClient.exchange(socket: socket, request: Array(request.utf8))
             let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
             if status == 200 {
                 print(spec == nil ? text : "rangetap: link now \(text)")
@@ -67,7 +71,7 @@ struct ShapeCommand: ParsableCommand {
         } catch let error as ControlClient.Failure {
             throw CommandFailure(
                 message:
-                    "cannot reach record on \(address.authority(port: address.port)): \(error.reason) (is `rangetap record --shape …` running there?)",
+                    "cannot reach the record listening on \(address.authority(port: address.port)) through \(socket): \(error.reason) (is `rangetap record --shape …` running there, as this user, on this machine?)",
                 status: .failure)
         }
     }

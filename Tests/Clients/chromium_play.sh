@@ -3,8 +3,10 @@
 # proxy's CA through an NSS database (never --ignore-certificate-errors), and waits for the page
 # to log "rangetap-page done ..." to its console (Tests/Clients/chromium_seek_page.html does).
 #
-#   chromium_play.sh --ca CA.pem --proxy HOST:PORT --url URL [--http1] [--timeout SECONDS]
+#   chromium_play.sh (--ca CA.pem | --home DIR) --proxy HOST:PORT --url URL [--http1] [--timeout SECONDS]
 #
+# --home DIR runs Chromium with HOME=DIR and the NSS database already there (DIR/.pki/nssdb, as
+# `rangetap ca trust --nss` leaves it) instead of one made here with the CA.
 # --http1 runs Chromium with --disable-http2 (HTTP/1.1 inside the same intercepted TLS).
 # Prints the page's done line on stdout; exits 0 when it says "done ok", 1 when it says
 # otherwise, Chromium exited early or the timeout (default 90 s) passed, 2 on bad usage or a
@@ -13,10 +15,11 @@
 # Needs chromium and certutil (Debian: chromium, libnss3-tools); CHROMIUM overrides the browser.
 set -uo pipefail
 
-ca="" proxy="" url="" http1=0 timeout=90
+ca="" proxy="" url="" http1=0 timeout=90 given_home=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ca) ca=$2; shift 2 ;;
+    --home) given_home=$2; shift 2 ;;
     --proxy) proxy=$2; shift 2 ;;
     --url) url=$2; shift 2 ;;
     --http1) http1=1; shift ;;
@@ -24,8 +27,8 @@ while [ $# -gt 0 ]; do
     *) echo "chromium_play.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$ca" ] && [ -n "$proxy" ] && [ -n "$url" ] || { echo "usage: chromium_play.sh --ca CA.pem --proxy HOST:PORT --url URL [--http1] [--timeout SECONDS]" >&2; exit 2; }
-[ -r "$ca" ] || { echo "chromium_play.sh: cannot read the CA certificate $ca" >&2; exit 2; }
+{ [ -n "$ca" ] || [ -n "$given_home" ]; } && [ -n "$proxy" ] && [ -n "$url" ] || { echo "usage: chromium_play.sh (--ca CA.pem | --home DIR) --proxy HOST:PORT --url URL [--http1] [--timeout SECONDS]" >&2; exit 2; }
+[ -z "$ca" ] || [ -r "$ca" ] || { echo "chromium_play.sh: cannot read the CA certificate $ca" >&2; exit 2; }
 browser=${CHROMIUM:-$(command -v chromium || true)}
 [ -n "$browser" ] && [ -x "$browser" ] || { echo "chromium_play.sh: chromium is not installed (apt-get install chromium)" >&2; exit 2; }
 command -v certutil >/dev/null || { echo "chromium_play.sh: certutil is not installed (apt-get install libnss3-tools)" >&2; exit 2; }
@@ -46,11 +49,17 @@ cleanup() {
 trap cleanup EXIT
 
 # Chromium on Linux trusts the roots of $HOME/.pki/nssdb besides its own root store.
-mkdir -p "$home/.pki/nssdb" "$home/profile"
-if ! out=$(certutil -d "sql:$home/.pki/nssdb" -N --empty-password 2>&1 &&
-           certutil -d "sql:$home/.pki/nssdb" -A -t "C,," -n rangetap -i "$ca" 2>&1); then
-  echo "chromium_play.sh: certutil could not make the NSS database: $out" >&2
-  exit 2
+mkdir -p "$home/profile"
+browser_home=$home
+if [ -n "$given_home" ]; then
+  browser_home=$given_home
+else
+  mkdir -p "$home/.pki/nssdb"
+  if ! out=$(certutil -d "sql:$home/.pki/nssdb" -N --empty-password 2>&1 &&
+             certutil -d "sql:$home/.pki/nssdb" -A -t "C,," -n rangetap -i "$ca" 2>&1); then
+    echo "chromium_play.sh: certutil could not make the NSS database: $out" >&2
+    exit 2
+  fi
 fi
 
 flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check
@@ -61,7 +70,7 @@ flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser
        --user-data-dir="$home/profile" --enable-logging=stderr --v=0)
 [ "$http1" = 1 ] && flags+=(--disable-http2)
 
-HOME="$home" "$browser" "${flags[@]}" "$url" >"$home/chromium.out" 2>"$home/chromium.err" &
+HOME="$browser_home" "$browser" "${flags[@]}" "$url" >"$home/chromium.out" 2>"$home/chromium.err" &
 pid=$!
 
 deadline=$((SECONDS + timeout))

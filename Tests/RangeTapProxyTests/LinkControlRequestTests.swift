@@ -2,9 +2,9 @@ import NIOHTTP1
 @testable import RangeTapProxy
 import Testing
 
-/// Which requests are meant for rangetap itself (`rangetap shape`): read on bytes, as every
+/// Which requests are meant for rangetap itself (the CA page at `rangetap.invalid`): read on bytes, as every
 /// request passes the check.
-@Suite("LinkControlRequest.isControl")
+@Suite("LinkControlRequest.isReservedHost")
 struct LinkControlRequestTests {
     static func head(_ uri: String, host: String? = nil) -> HTTPRequestHead {
         var h = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
@@ -21,7 +21,7 @@ struct LinkControlRequestTests {
         ("/shape", "user@rangetap.invalid"),
     ])
     func meantForRangetap(uri: String, host: String?) {
-        #expect(LinkControlRequest.isControl(Self.head(uri, host: host)))
+        #expect(LinkControlRequest.isReservedHost(Self.head(uri, host: host)))
     }
 
     @Test(arguments: [
@@ -35,6 +35,6 @@ struct LinkControlRequestTests {
         ("/shape", "rangetap"),
     ])
     func meantForAnOrigin(uri: String, host: String?) {
-        #expect(!LinkControlRequest.isControl(Self.head(uri, host: host)))
+        #expect(!LinkControlRequest.isReservedHost(Self.head(uri, host: host)))
     }
 }

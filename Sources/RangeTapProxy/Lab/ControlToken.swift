@@ -22,6 +22,10 @@ public enum ControlToken {
     /// Where the token of the `record` listening on `port` is kept.
     public static func path(port: Int) -> String { directory + "/control-\(port).token" }
 
+    /// The control socket of the `record` listening on `port` (``ControlListener``), beside its
+    /// token in the same private directory.
+    public static func socketPath(port: Int) -> String { directory + "/control-\(port).sock" }
+
     /// Why a token could not be written.
     public struct WriteError: Error, CustomStringConvertible {
         public let description: String
@@ -73,7 +77,10 @@ public enum ControlToken {
 
     /// Removes the token of `port`, if it is `token` (a later run on the same port keeps its own).
     public static func remove(_ token: String, port: Int) {
-        if read(port: port) == token { System.remove(path(port: port)) }
+        if read(port: port) == token {
+            System.remove(path(port: port))
+            System.remove(socketPath(port: port))
+        }
     }
 
     /// Whether `given` is `token`, compared in time independent of where they differ.

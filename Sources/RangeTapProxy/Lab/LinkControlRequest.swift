@@ -3,12 +3,11 @@ import NIOCore
 import NIOHTTP1
 import RangeTapCore
 
-/// `rangetap shape` talks to a running `record` through its own listener: a request for the
-/// reserved host `rangetap.invalid` (RFC 2606: it can never be a real origin), in absolute form
-/// or by its Host field, on the plain listener (never inside a tunnel), from a loopback peer.
-/// A web page in a browser that uses the proxy can make such a request too, so the endpoint
-/// answers only what a page cannot send without a CORS preflight nobody answers, and only with
-/// the run's secret (mitmproxy's CVE-2025-23217 was a control endpoint any page could drive):
+/// `rangetap shape` talks to a running `record` over the run's control socket
+/// (``ControlListener``): a Unix socket in this user's private directory, beside the run's token,
+/// which no request through the proxy can reach (mitmproxy's CVE-2025-23217 was a control
+/// endpoint any web page could drive through the proxy). On the proxy, the reserved host
+/// `rangetap.invalid` is the CA page (``CAPage``) and nothing else. The endpoint answers:
 ///
 /// - `POST http://rangetap.invalid/shape` with `Content-Type: application/x-rangetap-control`
 ///   (no form or text type a page may send freely) and `Rangetap-Token:` the run's
@@ -17,11 +16,12 @@ import RangeTapCore
 /// - A request that carries an `Origin` field (browsers add one; `rangetap shape` never does)
 ///   gets no answer at all: the connection is closed.
 public enum LinkControlRequest {
-    /// The reserved host name.
+    /// The reserved host name: the `.invalid` top-level domain never resolves (RFC 2606, RFC 6761),
+    /// so it can never be a real origin.
     public static let host = "rangetap.invalid"
 
-    /// Whether `head` is meant for rangetap itself.
-    static func isControl(_ head: HTTPRequestHead) -> Bool {
+    /// Whether `head` is meant for rangetap itself (the CA page), not for an origin.
+    static func isReservedHost(_ head: HTTPRequestHead) -> Bool {
         // Every request passes here: bytes, no lowercased copies (the host is ASCII; URLAuthority
         // splits on bytes too).
         let target = head.uri.utf8
@@ -49,13 +49,8 @@ public enum LinkControlRequest {
 
     /// The status and text of the answer to `head`, after carrying it out; nil when the request
     /// gets no answer (it came from a web page: the connection is closed).
-    static func answer(
-        _ head: HTTPRequestHead, peer: SocketAddress?, context: RecordingContext
-    ) -> (HTTPResponseStatus, String)? {
+    static func answer(_ head: HTTPRequestHead, context: RecordingContext) -> (HTTPResponseStatus, String)? {
         if head.headers.contains(name: "origin") { return nil }
-        guard peer.map(isLoopback) ?? false else {
-            return (.forbidden, "rangetap: the link can only be changed from this machine (127.0.0.1)\n")
-        }
         guard head.method == .POST else {
             return (.methodNotAllowed, "rangetap: control requests are POST (rangetap shape sends them)\n")
         }
@@ -91,10 +86,5 @@ public enum LinkControlRequest {
         } catch {
             return (.badRequest, "rangetap: \(error)\n")
         }
-    }
-
-    private static func isLoopback(_ address: SocketAddress) -> Bool {
-        guard let ip = address.ipAddress else { return false }
-        return IPAddressLiteral(ip)?.isLoopback ?? false
     }
 }

@@ -29,6 +29,70 @@ struct DistributionTests {
         return nil
     }
 
+    /// The shaping traces the checkout ships (`tools/traces/*.trace`), by name.
+    private static func shippedTraces() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: Paths.root + "/tools/traces")
+            .filter { $0.hasSuffix(".trace") }.sorted()
+    }
+
+    /// The size of the file at `path`, 0 when there is none.
+    private static func size(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// The Maintainer the package names: `DEB_MAINTAINER` when set, else `DIST_MAINTAINER` in
+    /// tools/dist-lib.sh.
+    private static func expectedMaintainer() throws -> String {
+        if let maintainer = ProcessInfo.processInfo.environment["DEB_MAINTAINER"], !maintainer.isEmpty {
+            return maintainer
+        }
+        let lib = try String(contentsOfFile: Paths.root + "/tools/dist-lib.sh", encoding: .utf8)
+        let prefix = "DIST_MAINTAINER=\""
+        let line = lib.split(separator: "\n").first { $0.hasPrefix(prefix) } ?? ""
+        return String(line.dropFirst(prefix.count).dropLast())
+    }
+
+    /// The short name of a `License:` line.
+    private static func licenceName(_ line: String) -> String {
+        String(line.dropFirst("License:".count)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The machine-readable copyright file (copyright-format 1.0) names rangetap's dependencies,
+    /// BoringSSL and the Apache License, and every licence a Files paragraph names has a License
+    /// paragraph of its own with the full text.
+    private static func expectCopyright(_ path: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(
+            text.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"),
+            "\(path): \(text.prefix(300))")
+        for name in ["swift-nio", "swift-nio-ssl", "BoringSSL", "Apache-2.0"] {
+            #expect(text.contains(name), "the copyright file names \(name)")
+        }
+        for files in [
+            "Files: *", "Files: .build/checkouts/swift-nio/*", "Files: .build/checkouts/swift-nio-ssl/*",
+            "Files: .build/checkouts/swift-nio-ssl/Sources/CNIOBoringSSL/*",
+        ] {
+            #expect(text.contains("\n\n" + files + "\n"), "the copyright file has a paragraph \(files)")
+        }
+        // Paragraphs are separated by an empty line (an empty line inside a field is " .").
+        var named = Set<String>()
+        var textLines = [String: Int]()
+        for paragraph in text.components(separatedBy: "\n\n") {
+            let lines = paragraph.split(separator: "\n").map(String.init)
+            guard let first = lines.first else { continue }
+            if first.hasPrefix("Files:"), let licence = lines.first(where: { $0.hasPrefix("License:") }) {
+                named.insert(Self.licenceName(licence))
+            } else if first.hasPrefix("License:") {
+                textLines[Self.licenceName(first)] = lines.dropFirst().prefix { $0.hasPrefix(" ") }.count
+            }
+        }
+        #expect(named.contains("Apache-2.0"), "\(named)")
+        for licence in named {
+            #expect((textLines[licence] ?? 0) > 2, "License \(licence) has a paragraph with its text: \(textLines)")
+        }
+        #expect((textLines["Apache-2.0"] ?? 0) > 100, "the Apache License's full text: \(textLines)")
+    }
+
     @Test func installPutsEveryFileWhereItsReaderLooks() throws {
         let prefix = Paths.temporaryDirectory("install") + "/prefix"
         defer { try? FileManager.default.removeItem(atPath: (prefix as NSString).deletingLastPathComponent) }
@@ -46,6 +110,16 @@ struct DistributionTests {
             #expect(installed.contains(prefix + "/" + file), "install.sh lists \(file)")
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) is installed")
         }
+        // The files the README's examples name, and the licences of what the binary holds.
+        let traces = try Self.shippedTraces()
+        try #require(!traces.isEmpty, "tools/traces has shaping traces")
+        for file in traces.map({ "share/rangetap/traces/" + $0 }) + [
+            "share/rangetap/cache-adapter-example.py", "share/doc/rangetap/copyright",
+        ] {
+            #expect(installed.contains(prefix + "/" + file), "install.sh lists \(file)")
+            #expect(Self.size(prefix + "/" + file) > 0, "\(file) is installed")
+        }
+        try Self.expectCopyright(prefix + "/share/doc/rangetap/copyright")
         let version = try runCommand(prefix + "/bin/rangetap", ["--version"])
         let expected = try runCommand(Paths.rangetap, ["--version"])
         #expect(version.status == 0 && version.text == expected.text && !version.text.isEmpty)
@@ -95,7 +169,8 @@ struct DistributionTests {
 
         // The control file.
         let dpkgDeb = try Paths.tool("dpkg-deb")
-        let control = try runCommand(dpkgDeb, ["-f", deb, "Package", "Version", "Depends", "Architecture"])
+        let control = try runCommand(
+            dpkgDeb, ["-f", deb, "Package", "Version", "Depends", "Architecture", "Maintainer"])
         try #require(control.status == 0, "\(control.stderr)")
         #expect(control.text.contains("Package: rangetap\n"))
         #expect(control.text.contains("Version: \(expectedVersion)\n"), "\(control.text)")
@@ -104,12 +179,39 @@ struct DistributionTests {
             #expect(depends.contains(package), "Depends names \(package): \(depends)")
         }
         #expect(!depends.localizedCaseInsensitiveContains("swift"), "no Swift toolchain package in Depends: \(depends)")
+        // The checked-in Maintainer, never the last commit's placeholder author.
+        let maintainer =
+            control.text.split(separator: "\n").first { $0.hasPrefix("Maintainer: ") }
+            .map { String($0.dropFirst("Maintainer: ".count)) } ?? ""
+        let expectedMaintainer = try Self.expectedMaintainer()
+        #expect(!expectedMaintainer.isEmpty && maintainer == expectedMaintainer, "\(control.text)")
+        for reserved in [".example>", ".invalid>", "localhost>"] {
+            #expect(!maintainer.hasSuffix(reserved), "Maintainer: \(maintainer)")
+        }
 
         // Installed into a fresh root.
         let root = work + "/root"
         let unpack = try runCommand(dpkgDeb, ["-x", deb, root])
         try #require(unpack.status == 0, "\(unpack.stderr)")
         let binary = root + "/usr/bin/rangetap"
+
+        // The copyright file, uncompressed where policy puts it; the files the README's examples name.
+        #expect(!FileManager.default.fileExists(atPath: root + "/usr/share/doc/rangetap/copyright.gz"))
+        try Self.expectCopyright(root + "/usr/share/doc/rangetap/copyright")
+        let traces = try Self.shippedTraces()
+        let packagedTraces =
+            (try? FileManager.default.contentsOfDirectory(atPath: root + "/usr/share/rangetap/traces")) ?? []
+        #expect(
+            !traces.isEmpty && packagedTraces.sorted() == traces,
+            "usr/share/rangetap/traces holds \(packagedTraces), tools/traces \(traces)")
+        for trace in packagedTraces {
+            #expect(Self.size(root + "/usr/share/rangetap/traces/" + trace) > 0, "\(trace) is not empty")
+        }
+        let adapter = root + "/usr/share/rangetap/cache-adapter-example.py"
+        #expect(
+            (try? String(contentsOfFile: adapter, encoding: .utf8))?.hasPrefix("#!/usr/bin/env python3") == true,
+            "\(adapter) is the example cache adapter")
+
         let version = try runCommand(binary, ["--version"])
         #expect(version.status == 0 && version.text == expectedVersion + "\n", "\(version.text) \(version.stderr)")
 

@@ -73,10 +73,11 @@ struct PlayerLabShapingTests {
     @Test func theLinkChangesWhileRecording() async throws {
         let proxy = try await proxy(.http, shape: "rate=40mbit")
         let fast = try curl(["-x", proxy.url, "-o", "/dev/null", "-w", "%{time_total}", origins.url(.http, "m.bin")])
-        // rangetap shape's request: the reserved host, through the proxy's own listener, with
-        // the run's token (ControlEndpointTests: what else it takes).
+        // rangetap shape's request: the run's control socket, with the run's token
+        // (ControlEndpointTests: what else it takes).
         let control = [
-            "-x", proxy.url, "-X", "POST", "-H", "Content-Type: \(LinkControlRequest.contentType)", "-H",
+            "--unix-socket", ControlToken.socketPath(port: proxy.port), "-X", "POST", "-H",
+            "Content-Type: \(LinkControlRequest.contentType)", "-H",
             "\(LinkControlRequest.tokenField): \(proxy.server.controlToken)", "-w", " %{http_code}",
         ]
         let change = try curl(control + ["http://rangetap.invalid/shape?rate=2mbit"])

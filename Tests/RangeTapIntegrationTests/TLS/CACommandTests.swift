@@ -26,8 +26,9 @@ struct CACommandTests {
             in: .whitespacesAndNewlines)
         #expect(info.text.contains(expected), "info names the fingerprint openssl computes")
         for hint in [
-            "curl --cacert", "-ca_file", "SSL_CERT_FILE", "update-ca-certificates", "REQUESTS_CA_BUNDLE", "simctl",
-            "Android",
+            "curl --cacert", "-tls_verify 1 -ca_file", "SSL_CERT_FILE", "rangetap ca trust --system",
+            "rangetap ca trust --nss", "REQUESTS_CA_BUNDLE", "simctl", "Android", "Certificate Trust Settings",
+            "keytool", "NODE_EXTRA_CA_CERTS", "http://rangetap.invalid/", "--format der",
         ] {
             #expect(info.text.contains(hint), "ca info explains \(hint)")
         }

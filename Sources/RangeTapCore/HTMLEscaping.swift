@@ -5,9 +5,9 @@
 /// nor visible. They are shown as `\r`, `\n`, `\t` or `\xNN` instead, so a stray byte is seen,
 /// never interpreted. Numeric references are not used for them: HTML maps `&#x80;`–`&#x9F;` to
 /// Windows-1252 characters, which would hide the real byte.
-enum HTMLEscaping {
+public enum HTMLEscaping {
     /// `s` safe as element text and as a quoted attribute value.
-    static func escape(_ s: some StringProtocol) -> String {
+    public static func escape(_ s: some StringProtocol) -> String {
         if !s.unicodeScalars.contains(where: needsWork) { return String(s) }
         var out = ""
         out.reserveCapacity(s.utf8.count + 16)
@@ -34,7 +34,7 @@ enum HTMLEscaping {
 
     /// A raw header line for a `<pre>`: the content escaped, its terminator (`\r\n` or a bare
     /// `\n`) shown dimmed so line-ending defects are visible.
-    static func headerLine(_ raw: String) -> String {
+    public static func headerLine(_ raw: String) -> String {
         var scalars = Array(raw.unicodeScalars)
         var terminator = ""
         if scalars.last == "\n" {
