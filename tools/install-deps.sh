@@ -11,7 +11,8 @@
 #         that Chromium trusts the test CA through an NSS database), Python requests and h2 (clients of the HTTPS and HTTP/2 tests), duckdb (the fleet test), dpkg-dev,
 #         patchelf, binutils and man-db (the suite builds the .deb with tools/package-deb.sh, which
 #         strips the binary, and reads its man pages), tshark (dumpcap records loopback and tshark
-#         decrypts it with the key log of record --keylog).
+#         decrypts it with the key log of record --keylog), iproute2 (LANAccessTests puts a client in
+#         a network namespace of its own with ip netns).
 # Benchmark baselines (socat, tinyproxy, mitmproxy) are not installed here: the tools/bench-*.sh
 # use them with BENCH_INSTALL=1 (without it, their rows say why they were not run).
 #
@@ -45,6 +46,7 @@ if [ "$purpose" = test ]; then
   command -v man >/dev/null 2>&1 || need+=(man-db)
   command -v strip >/dev/null 2>&1 || need+=(binutils)
   command -v tshark >/dev/null 2>&1 || need+=(tshark)
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2

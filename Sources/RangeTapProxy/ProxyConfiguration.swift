@@ -26,6 +26,13 @@ public struct ProxyConfiguration: Sendable {
     public var clientSendBuffer: Int?
     /// Permit a listen address other than loopback.
     public var allowRemote: Bool
+    /// Credentials every request on the listener must carry (`Proxy-Authorization: Basic`;
+    /// `--proxy-auth`): without them 407, recorded. A CONNECT carries them for its tunnel. nil:
+    /// none asked.
+    public var proxyCredentials: ProxyCredentials?
+    /// The networks whose clients may connect (`--allow-client`); loopback clients always may.
+    /// Empty: any client that reaches the listener.
+    public var allowedClients: [ClientNetwork] = []
     /// Skip TLS verification of an https upstream.
     public var insecureUpstream: Bool
     /// libcurl read size (`CURLOPT_BUFFERSIZE`): the largest round of body bytes handed on at

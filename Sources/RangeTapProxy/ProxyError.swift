@@ -6,6 +6,7 @@ import RangeTapSystem
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
         case remoteListenNotAllowed(String)
+        case openProxy(String)
         case badUpstream(String)
         case upstreamIsProxy(String, String)
         case bindFailed(String, String)
@@ -19,6 +20,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A non-loopback listen address without `--allow-remote`.
     public static func remoteListenNotAllowed(_ host: String) -> Self { .init(.remoteListenNotAllowed(host)) }
+    /// A non-loopback listen address with neither credentials nor client networks.
+    public static func openProxy(_ host: String) -> Self { .init(.openProxy(host)) }
     /// `--upstream` is not an absolute http(s) URL.
     public static func badUpstream(_ url: String) -> Self { .init(.badUpstream(url)) }
     /// `--upstream` is the proxy's own listen address: every request would come back to it.
@@ -44,7 +47,9 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch code {
         case .remoteListenNotAllowed(let host):
-            "refusing to listen on \(host): a proxy reachable from other machines is an open proxy. Listen on 127.0.0.1, or pass --allow-remote if you mean it."
+            "refusing to listen on \(host): a proxy reachable from other machines must not be an open proxy. Listen on 127.0.0.1, or pass --proxy-auth USER:PASS, --allow-client CIDR, or --allow-remote (credentials made for the run)."
+        case .openProxy(let host):
+            "refusing to listen on \(host) without --proxy-auth USER:PASS or --allow-client CIDR: anyone who reaches it could use it as an open proxy"
         case .badUpstream(let url):
             "--upstream \(url) is not an absolute http:// or https:// URL (example: --upstream https://cdn.example.com)"
         case .upstreamIsProxy(let url, let listen):

@@ -177,6 +177,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
             // next timed check.
             if settleCheck != nil { checkSettling() }
             currentRaw = rawHeads.take().map(HeaderForwarding.rawLines)
+            if session.origin == nil, let credentials = shared.configuration.proxyCredentials,
+                !credentials.accepts(head.headers.first(name: "proxy-authorization"))
+            {
+                // --proxy-auth: every request on the listener (a CONNECT for its whole tunnel)
+                // shows the credentials; the CA page too is only for clients the proxy accepts.
+                refuseUnauthenticated(head, context: context)
+                return
+            }
             if session.origin == nil, LinkControlRequest.isReservedHost(head) {
                 // `http://rangetap.invalid/`: the CA page, not an exchange, not recorded. Inside a
                 // tunnel the host is the tunnel's origin's business.
@@ -766,6 +774,28 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     }
 
     /// The proxy's own response (an error it generates), plain text.
+    /// Answers 407 with a Basic challenge, recorded as a refused exchange. The request's body,
+    /// if any, is read and dropped, so the client can send it again with credentials on the same
+    /// connection.
+    private func refuseUnauthenticated(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        discardingBody = true
+        let t = shared.clock.now()
+        let id = shared.nextExchangeID()
+        recordRequest(head, t: t, exchange: id, url: HTTPScheme.isHTTP(head.uri) ? head.uri : nil)
+        let message =
+            head.headers.contains(name: "proxy-authorization")
+            ? "wrong proxy credentials in Proxy-Authorization (this proxy runs with --proxy-auth)"
+            : "this proxy asks for credentials: Proxy-Authorization: Basic (curl: -x http://USER:PASS@HOST:PORT)"
+        shared.writer.record(
+            .error(
+                ErrorEvent(
+                    t: shared.clock.now(), exchange: id, connection: connectionID, kind: .refused, message: message,
+                    status: 407)))
+        respond(
+            .proxyAuthenticationRequired, message: message, keepAlive: head.isKeepAlive, context: context,
+            extraHeaders: [("Proxy-Authenticate", "Basic realm=\"rangetap\", charset=\"UTF-8\"")])
+    }
+
     /// The address this client connected to, as `HOST:PORT` for a URL (what the CA page tells a
     /// device to set as its proxy).
     private func reachedAddress(_ context: ChannelHandlerContext) -> String {
@@ -806,12 +836,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
 
     private func respond(
         _ status: HTTPResponseStatus, message: String, keepAlive: Bool, context: ChannelHandlerContext,
-        prefixed: Bool = true
+        prefixed: Bool = true, extraHeaders: [(String, String)] = []
     ) {
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 12)
         body.writeString(prefixed ? "rangetap: \(message)\n" : message)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(

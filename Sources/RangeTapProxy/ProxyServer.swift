@@ -37,8 +37,10 @@ public final class ProxyServer: Sendable {
     public init(
         configuration: ProxyConfiguration, logger: Logger, lineSink: (@Sendable (String) -> Void)? = nil
     ) throws(ProxyError) {
-        if !configuration.allowRemote && !configuration.listensOnLoopback {
-            throw .remoteListenNotAllowed(configuration.listenHost)
+        if !configuration.listensOnLoopback {
+            let guarded = configuration.proxyCredentials != nil || !configuration.allowedClients.isEmpty
+            guard configuration.allowRemote || guarded else { throw .remoteListenNotAllowed(configuration.listenHost) }
+            guard guarded else { throw .openProxy(configuration.listenHost) }
         }
         try configuration.validateUpstream()
         if let file = configuration.upstreamCACertificates {
@@ -119,6 +121,11 @@ public final class ProxyServer: Sendable {
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
+                if let refusal = context.clientGate.refusal(of: channel.remoteAddress) {
+                    // Not one of --allow-client's networks: closed before a byte is read.
+                    context.clientGate.record(refusal, context: context)
+                    return channel.close()
+                }
                 clients.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.configureClient(channel, sendBuffer: sndbuf)
@@ -179,8 +186,9 @@ public final class ProxyServer: Sendable {
             try channel.pipeline.syncOperations.addHandler(ShapingHandler(control: shape), name: "rangetap-shape")
         }
         try channel.pipeline.syncOperations.addHandler(ClientWireHandler(wire: wire), name: "rangetap-wire")
-        if !context.configuration.http1Only {
-            // h2c with prior knowledge: the HTTP/2 preface in place of a request.
+        if !context.configuration.http1Only && context.configuration.proxyCredentials == nil {
+            // h2c with prior knowledge: the HTTP/2 preface in place of a request. Not with
+            // --proxy-auth: credentials are checked on HTTP/1.1 requests and CONNECTs.
             try channel.pipeline.syncOperations.addHandler(H2PrefaceSniffer(shared: context, wire: wire))
         }
         try addHTTPHandlers(

@@ -33,6 +33,8 @@ final class RecordingContext: Sendable {
     let maps: MapRuleSet?
     /// The client link's shaping (`--shape`, `--shape-trace`); nil when the link is left alone.
     let shape: ShapeControl?
+    /// Which clients may connect (`--allow-client`).
+    let clientGate: ClientGate
 
     /// The one origin a reverse proxy serves (`--upstream` without `--forward`); nil when
     /// requests for any origin are proxied.
@@ -58,6 +60,7 @@ final class RecordingContext: Sendable {
         maps: MapRuleSet? = nil
     ) {
         self.controlToken = controlToken
+        clientGate = ClientGate(networks: configuration.allowedClients)
         bodyBudget = BodyBudget(limit: configuration.bodyMemory)
         originProtocols = OriginProtocols(
             insecure: configuration.insecureUpstream, extraCAFile: configuration.upstreamCACertificates)

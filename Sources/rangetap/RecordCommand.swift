@@ -72,8 +72,25 @@ struct RecordCommand: AsyncParsableCommand {
     var bufferPool: String?
 
     @Flag(
-        name: .long, help: "Allow listening on a non-loopback address (makes rangetap reachable from other machines).")
+        name: .long,
+        help:
+            "Allow listening on a non-loopback address. Alone: clients must authenticate with a user and password made for the run and printed at start."
+    )
     var allowRemote = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Ask every client for these credentials (Proxy-Authorization: Basic; 407 otherwise, recorded). Allows a non-loopback --listen.",
+            valueName: "user:pass"))
+    var proxyAuth: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Accept clients only from this network, such as 192.168.1.0/24 (repeatable; loopback always). Allows a non-loopback --listen.",
+            valueName: "cidr"))
+    var allowClient: [String] = []
 
     @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
     var insecure = false
@@ -238,6 +255,14 @@ struct RecordCommand: AsyncParsableCommand {
         if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) {
             throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g")
         }
+        if let proxyAuth {
+            do { _ = try ProxyCredentials(parsing: proxyAuth) } catch { throw ValidationError(error.description) }
+        }
+        for network in allowClient {
+            do { _ = try ClientNetwork(parsing: network) } catch {
+                throw ValidationError("--allow-client \(error.description)")
+            }
+        }
         for pattern in noIntercept where HostPattern(pattern) == nil {
             throw ValidationError(
                 "--no-intercept \(pattern): expected a host name, an IP address, *.example.com or '*'")
@@ -253,6 +278,12 @@ struct RecordCommand: AsyncParsableCommand {
             recordBodies: !noBodies, keepSecrets: keepSecrets, clientSendBuffer: try sendBuffer(),
             allowRemote: allowRemote, insecureUpstream: insecure)
         config.forward = forward
+        config.proxyCredentials = try proxyAuth.map { try ProxyCredentials(parsing: $0) }
+        config.allowedClients = try allowClient.map { try ClientNetwork(parsing: $0) }
+        if !config.listensOnLoopback && allowRemote && config.proxyCredentials == nil && config.allowedClients.isEmpty {
+            // --allow-remote alone: never an open proxy; credentials for this run, printed below.
+            config.proxyCredentials = ProxyCredentials.generate()
+        }
         config.headTimeoutMs = try DurationText.milliseconds(headTimeout)
         config.upstreamIdleTimeoutMs = try DurationText.milliseconds(upstreamIdleTimeout)
         config.idleTimeoutMs = try DurationText.milliseconds(idleTimeout)
@@ -299,9 +330,16 @@ struct RecordCommand: AsyncParsableCommand {
             captureDirectory.discard(logger: logger)
             throw CommandFailure(error)
         }
-        if !config.listensOnLoopback {
+        if let credentials = config.proxyCredentials {
+            let made = proxyAuth == nil
             stderr.write(
-                "rangetap: WARNING: listening on \(address.host): anyone who can reach this address can use this proxy")
+                "rangetap: clients must authenticate: user \(credentials.user), password \(made ? credentials.password : "as given with --proxy-auth") (curl -x http://\(credentials.user):\(made ? credentials.password : "PASS")@\(address.authority(port: port)))"
+            )
+        }
+        if !config.allowedClients.isEmpty {
+            stderr.write(
+                "rangetap: clients accepted from \(config.allowedClients.map(\.description).joined(separator: ", ")) and loopback only"
+            )
         }
         let mode =
             upstream.map { "reverse proxy to \(URLRedaction.redactingUserinfo($0, if: !keepSecrets))" }
