@@ -70,7 +70,11 @@ dist_man_pages() {
   local page name
   for page in "$raw"/*.1; do
     name=$(basename "$page"); name="${name%.1}"
-    perl -pe 's{^(\.Dt |\.Xr )(\S+)}{$1 . ($2 =~ tr/./-/r)}e' "$page" > "$dir/${name//./-}.1"
+    # The generic ".Ex -std" (0 on success, >0 on error) gives way to rangetap's convention; each
+    # command's own statuses are in its DESCRIPTION ("Exit status: …").
+    perl -pe 's{^(\.Dt |\.Xr )(\S+)}{$1 . ($2 =~ tr/./-/r)}e;
+      s{^\.Ex -std$}{0 when the command did its work; 1 when it ran but found what it checks for (a failed probe check, a replay that is not byte-exact, differing captures, a finding at --fail-on) or lost recorded data; 2 on bad arguments or input, or when it could not start its work. The DESCRIPTION above says which apply.}' \
+      "$page" > "$dir/${name//./-}.1"
   done
   rm -rf "$raw"
   [ -f "$dir/rangetap.1" ] && [ -f "$dir/rangetap-record.1" ] || dist_die "generate-manual wrote no rangetap-record.1 in $dir"

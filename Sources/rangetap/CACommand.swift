@@ -13,7 +13,9 @@ struct CACommand: ParsableCommand {
 
     /// The `--ca-dir` option every subcommand takes.
     struct Location: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("Directory of the CA (default ~/.rangetap).", valueName: "DIR"))
+        @Option(
+            name: .long, help: ArgumentHelp("Directory of the CA (default ~/.rangetap).", valueName: "DIR"),
+            completion: .directory)
         var caDir: String?
 
         var directory: String { caDir ?? CertificateAuthorityLocation.directory }
@@ -22,7 +24,10 @@ struct CACommand: ParsableCommand {
     /// `rangetap ca init`.
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create the CA (an EC P-256 key, mode 0600, and a certificate); keeps an existing one.")
+            abstract: "Create the CA (an EC P-256 key, mode 0600, and a certificate); keeps an existing one.",
+            discussion:
+                "Examples: rangetap ca init; rangetap ca init --ca-dir ./project-ca. Exit status: 0 when created or kept, 2 when the directory or its CA files cannot be used."
+        )
         @OptionGroup var location: Location
 
         func run() throws {
@@ -41,7 +46,10 @@ struct CACommand: ParsableCommand {
     /// `rangetap ca export`.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the CA certificate (never the key): PEM, DER or an iOS/macOS configuration profile.")
+            abstract: "Print the CA certificate (never the key): PEM, DER or an iOS/macOS configuration profile.",
+            discussion:
+                "Examples: rangetap ca export > rangetap-ca.pem; rangetap ca export --format der > rangetap-ca.cer; rangetap ca export --format mobileconfig > rangetap-ca.mobileconfig. Exit status: 0, or 2 when there is no CA."
+        )
         @OptionGroup var location: Location
 
         /// The forms `ca export` writes.
@@ -75,7 +83,8 @@ struct CACommand: ParsableCommand {
     /// `rangetap ca info`.
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Say where the CA is, its fingerprint, and how to make clients trust it.")
+            abstract: "Say where the CA is, its fingerprint, and how to make clients trust it.",
+            discussion: "Example: rangetap ca info. Exit status: 0, or 2 when there is no CA.")
         @OptionGroup var location: Location
 
         func run() throws {

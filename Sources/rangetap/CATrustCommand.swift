@@ -102,6 +102,7 @@ extension CACommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove the CA from where `ca trust` added it, and nothing else.",
             discussion: """
+                Examples: rangetap ca untrust; sudo rangetap ca untrust --system. \
                 Without --nss, --nss-dir or --system: from every store the CA's `trusted` file lists. \
                 A certificate found under rangetap's name that is not this CA's is left alone (and said). \
                 Exit status 0 when everything asked was removed or was not there, 2 otherwise.

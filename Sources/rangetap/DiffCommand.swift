@@ -17,13 +17,14 @@ struct DiffCommand: ParsableCommand {
             finding codes whose counts differ and those found on one side only. --json prints the schema of docs/diff.md, \
             with the one-sided findings themselves. Exit status: 0 when nothing differs (the text is "no differences"), \
             1 when something does, 2 when a capture cannot be read.
+                Example: rangetap diff before.rtap after.rtap.
             """
     )
 
-    @Argument(help: "Capture A, the before (NAME.rtap).")
+    @Argument(help: "Capture A, the before (NAME.rtap).", completion: .directory)
     var a: String
 
-    @Argument(help: "Capture B, the after (NAME.rtap).")
+    @Argument(help: "Capture B, the after (NAME.rtap).", completion: .directory)
     var b: String
 
     @Flag(name: .long, help: "Print JSON (docs/diff.md) instead of text.")

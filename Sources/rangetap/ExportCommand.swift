@@ -12,13 +12,15 @@ struct ExportCommand: ParsableCommand {
         abstract:
             "Write a capture as HAR 1.2 (for browser developer tools), an HTML waterfall report, a table of its exchanges, and/or the curl command that repeats one exchange.",
         discussion:
-            "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB). --curl N prints to stdout the curl command that repeats exchange N as its client sent it: method, URL, every request header line in its order and spelling (Range included), the HTTP version; comment lines name what it cannot carry (redacted secrets, a request body: captures do not record request bodies)."
+            "The HTML page is self-contained (no network). HAR entries carry rangetap's fields _chunks, _cancelled, _error and _findings; for a capture recorded with bodies, each response's content.text holds the bytes the client got (base64), up to --har-max-body. --exchanges writes one flat JSON object per exchange, one per line, every column on every line (docs/fleet.md: querying many captures with DuckDB). --curl N prints to stdout the curl command that repeats exchange N as its client sent it: method, URL, every request header line in its order and spelling (Range included), the HTTP version; comment lines name what it cannot carry (redacted secrets, a request body: captures do not record request bodies). Examples: rangetap export session.rtap --html report.html; rangetap export session.rtap --har session.har; rangetap export session.rtap --curl 3. Exit status: 0 when everything asked was written, 2 on bad arguments or a capture that cannot be read."
     )
 
-    @Argument(help: "Capture directory (NAME.rtap).")
+    @Argument(help: "Capture directory (NAME.rtap).", completion: .directory)
     var capture: String
 
-    @Option(name: .customLong("har"), help: ArgumentHelp("Write HAR 1.2 to this file.", valueName: "OUT.har"))
+    @Option(
+        name: .customLong("har"), help: ArgumentHelp("Write HAR 1.2 to this file.", valueName: "OUT.har"),
+        completion: .file())
     var harPath: String?
 
     @Option(
@@ -30,12 +32,13 @@ struct ExportCommand: ParsableCommand {
 
     @Option(
         name: .customLong("html"),
-        help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"))
+        help: ArgumentHelp("Write the HTML waterfall report to this file.", valueName: "OUT.html"), completion: .file())
     var htmlPath: String?
 
     @Option(
         name: .customLong("exchanges"),
-        help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"))
+        help: ArgumentHelp("Write one JSON line per exchange to this file (docs/fleet.md).", valueName: "OUT.jsonl"),
+        completion: .file())
     var exchangesPath: String?
 
     @Option(

@@ -10,15 +10,16 @@ struct ImportCommand: ParsableCommand {
         abstract:
             "Turn a HAR 1.2 file (from a browser's developer tools) into a capture, to inspect, replay and serve it.",
         discussion:
-            "A HAR has no chunk times: each response becomes one chunk holding its whole body (content.text), at the time the HAR gives for the response's end. An entry without content.text gets no chunk (its end counts 0 bytes). Bad input exits 2 and leaves no capture."
+            "A HAR has no chunk times: each response becomes one chunk holding its whole body (content.text), at the time the HAR gives for the response's end. An entry without content.text gets no chunk (its end counts 0 bytes). Bad input exits 2 and leaves no capture. Example: rangetap import devtools.har -o devtools.rtap. Exit status: 0, or 2 on bad input (and no capture is left)."
     )
 
-    @Argument(help: ArgumentHelp("The HAR file.", valueName: "IN.har"))
+    @Argument(help: ArgumentHelp("The HAR file.", valueName: "IN.har"), completion: .file())
     var har: String
 
     @Option(
         name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("The capture directory to write; it must not exist yet.", valueName: "NAME.rtap"))
+        help: ArgumentHelp("The capture directory to write; it must not exist yet.", valueName: "NAME.rtap"),
+        completion: .directory)
     var output: String
 
     func run() throws {

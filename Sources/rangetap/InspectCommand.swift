@@ -11,10 +11,10 @@ struct InspectCommand: AsyncParsableCommand {
         commandName: "inspect",
         abstract: "Timeline, findings and summary of a capture.",
         discussion:
-            "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md. --host, --path and --status keep only the exchanges they match, in text, JSON, HTML and --follow alike; the summary counts those. Exit status: 0, or 1 with --fail-on when such a finding exists, 2 when the capture cannot be read."
+            "Colour with --color auto (on a terminal, unless NO_COLOR is set), always or never. --json prints the schema of docs/inspect-json.md. --host, --path and --status keep only the exchanges they match, in text, JSON, HTML and --follow alike; the summary counts those. Exit status: 0, or 1 with --fail-on when such a finding exists, 2 when the capture cannot be read. Examples: rangetap inspect session.rtap; rangetap inspect session.rtap --json; rangetap inspect session.rtap --html report.html; rangetap inspect session.rtap --fail-on warn (in CI)."
     )
 
-    @Argument(help: "Capture directory (NAME.rtap).")
+    @Argument(help: "Capture directory (NAME.rtap).", completion: .directory)
     var capture: String
 
     @Flag(name: .long, help: "Print JSON (docs/inspect-json.md) instead of text.")

@@ -14,13 +14,16 @@ struct PlayCommand: AsyncParsableCommand {
             which also bounds what a server that ignores Range can send. Pass -x/--proxy (or set \
             http_proxy/https_proxy, as for curl) to record the session with rangetap record. Exit status: 0 every answer was usable (206, or 200 for linear), \
             1 the server misbehaved, 2 bad arguments or the server could not be reached.
+                Example: rangetap play http://127.0.0.1:8081/a.mp4 -x http://127.0.0.1:8080 --pattern seeky.
             """
     )
 
     @Argument(help: "Media URL (http:// or https://).")
     var url: String
 
-    @Option(name: .long, help: "How to fetch: avplayer, linear or seeky.")
+    @Option(
+        name: .long, help: "How to fetch: avplayer, linear or seeky.",
+        completion: .list(PlayPattern.allCases.map(\.rawValue)))
     var pattern: String = PlayPattern.avplayer.rawValue
 
     @OptionGroup var proxyOptions: ProxyOptions
@@ -41,7 +44,7 @@ struct PlayCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Also trust the CA certificates in FILE (PEM) for https:// URLs, such as rangetap's own (~/.rangetap/rangetap-ca.pem) when playing through an intercepting record.",
-            valueName: "FILE"))
+            valueName: "FILE"), completion: .file())
     var cacert: String?
 
     @Flag(name: [.customShort("k"), .long], help: "Do not verify the server's TLS certificate (as curl -k).")

@@ -19,6 +19,7 @@ struct ProbeCommand: AsyncParsableCommand {
             failed, 2 the server could not be reached, did not speak HTTP/2 when --http2 asked for it, or \
             the arguments are wrong. Goes through the proxy of -x/--proxy, or of http_proxy / https_proxy \
             (no_proxy and --noproxy name hosts reached directly), as curl does. JSON schema: docs/probe-json.md.
+                Examples: rangetap probe https://cdn.example.com/a.mp4; rangetap probe http://127.0.0.1:8081/a.mp4 --json.
             """
     )
 
@@ -56,7 +57,8 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Trust the CA certificates in this PEM file for https, beside the system's.", valueName: "file"))
+            "Trust the CA certificates in this PEM file for https, beside the system's.", valueName: "file"),
+        completion: .file())
     var cacert: String?
 
     @OptionGroup var proxyOptions: ProxyOptions

@@ -14,6 +14,7 @@ struct RecordCommand: AsyncParsableCommand {
         discussion: """
             Point a client at it as a proxy (curl -x http://127.0.0.1:8080, http_proxy=, ffmpeg -http_proxy), \
             or pass --upstream URL to use it as a reverse proxy. Ctrl-C closes the capture cleanly.
+                Examples: rangetap record -o session.rtap (then curl -x http://127.0.0.1:8080 URL); rangetap record -o lan.rtap --listen 0.0.0.0:8080 --allow-remote (devices on the LAN; credentials printed); rangetap record -o lab.rtap --shape rate=2mbit,latency=80ms --fault 'path=*.ts,nth=3,reset-after=64k'. Exit status: 0 when stopped by Ctrl-C or SIGTERM with the capture complete, 1 when writing the capture failed while recording, 2 when it could not start (bad arguments, address in use, unusable CA).
             """
     )
 
@@ -42,7 +43,8 @@ struct RecordCommand: AsyncParsableCommand {
     )
     var forward = false
 
-    @Option(name: [.short, .customLong("output")], help: "Capture directory to create (NAME.rtap).")
+    @Option(
+        name: [.short, .customLong("output")], help: "Capture directory to create (NAME.rtap).", completion: .directory)
     var output: String
 
     @Flag(name: .long, help: "Record timings, heads and SHA-256 only, not body bytes.")
@@ -99,7 +101,7 @@ struct RecordCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Directory of rangetap's local CA, which intercepts HTTPS (CONNECT) tunnels; created there on first use.",
-            valueName: "DIR"))
+            valueName: "DIR"), completion: .directory)
     var caDir: String?
 
     @Option(
@@ -132,7 +134,8 @@ struct RecordCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Read fault rules from FILE, one a line; '#' starts a comment.", valueName: "FILE"))
+        help: ArgumentHelp("Read fault rules from FILE, one a line; '#' starts a comment.", valueName: "FILE"),
+        completion: .file())
     var faults: String?
 
     @Option(
@@ -153,14 +156,14 @@ struct RecordCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Drive the link's rate by a Mahimahi trace: one line per delivery opportunity of a 1500-byte packet, in ms (tools/traces).",
-            valueName: "FILE"))
+            valueName: "FILE"), completion: .file())
     var shapeTrace: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "PEM file of CA certificates to trust for https upstreams, besides the system's (like curl's --cacert).",
-            valueName: "FILE"))
+            valueName: "FILE"), completion: .file())
     var upstreamCacert: String?
 
     @Option(
@@ -202,7 +205,7 @@ struct RecordCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Append the TLS secrets of intercepted tunnels (client side) and of libcurl's upstream TLS to this file, in NSS key log format, for Wireshark or tshark -o tls.keylog_file:FILE (docs/https.md). SSLKEYLOGFILE in the environment does the same. The file holds secrets: mode 0600.",
-            valueName: "FILE"))
+            valueName: "FILE"), completion: .file())
     var keylog: String?
 
     @OptionGroup var logging: VerboseOption

@@ -14,13 +14,16 @@ struct ReplayCommand: AsyncParsableCommand {
             --through replays through an HTTP caching proxy placed in front of the capture served as an \
             origin (rangetap serve --ideal on 127.0.0.1:--origin-port): the proxy must forward there, \
             for example nginx with proxy_pass http://127.0.0.1:PORT. See docs/replay.md.
+                Examples: rangetap replay session.rtap --cache sparse; rangetap replay session.rtap --cache-cmd "python3 /usr/share/rangetap/cache-adapter-example.py".
             """
     )
 
-    @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
+    @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.", completion: .directory)
     var capture: String
 
-    @Option(name: .long, help: "Built-in strategy: prefix, whole, fragments or sparse.")
+    @Option(
+        name: .long, help: "Built-in strategy: prefix, whole, fragments or sparse.",
+        completion: .list(["prefix", "whole", "fragments", "sparse"]))
     var cache: String?
 
     @Option(

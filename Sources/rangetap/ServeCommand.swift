@@ -21,6 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
             captured bytes of each resource with RFC 9110 range handling: 200, 206, \
             multipart/byteranges, 416 (bytes */LENGTH) for bytes past the end or never captured, HEAD. \
             Prints the address to stderr, one line per request; Ctrl-C stops. See docs/replay.md.
+                Examples: rangetap serve session.rtap (then curl http://127.0.0.1:8090/…); rangetap serve session.rtap --ideal. Exit status: 0 when stopped by Ctrl-C or SIGTERM, 2 when it could not start.
             """
     )
 
@@ -36,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.")
+    @Argument(help: "Capture directory (NAME.rtap), recorded with bodies.", completion: .directory)
     var capture: String
 
     @Option(
@@ -93,7 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"))
+            "Directory of rangetap's local CA for --tls (default ~/.rangetap; created if missing).", valueName: "DIR"),
+        completion: .directory)
     var caDir: String?
 
     /// `--listen`, `-p` or the default.

@@ -13,6 +13,7 @@ struct ShapeCommand: ParsableCommand {
             Examples: rangetap shape --listen 127.0.0.1:8080 rate=500kbit,latency=200ms; \
             rangetap shape --listen 127.0.0.1:8080 off; rangetap shape --listen 127.0.0.1:8080 (print). \
             The scope (link or connection) stays what record started with.
+                Exit status: 0, 1 when no record runs there or it refused, 2 on a bad spec.
             """
     )
 

@@ -134,6 +134,15 @@ struct DistributionTests {
         #expect(
             page.text.contains("rangetap record") && page.text.contains("--listen")
                 && page.text.contains("--no-intercept"), "\(page.text.prefix(600))")
+        // Defaults, examples and exit statuses (issue 39).
+        let flat = page.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for needle in [
+            "default: 127.0.0.1:8080", "Examples: rangetap record -o session.rtap", "Exit status: 0 when stopped",
+            "EXIT STATUS", "0 when the command did its work",
+        ] {
+            #expect(flat.contains(needle), "rangetap-record(1) says \(needle)")
+        }
+        #expect(!flat.contains(">0 if an error occurs"), "the generic exit status gave way to rangetap's")
         let top = try Self.renderManPage(prefix + "/share/man/man1/rangetap.1")
         #expect(
             top.text.contains("rangetap-record(1)") && top.text.contains("rangetap-ca(1)"),
