@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "RangeTapProbe", targets: ["RangeTapProbe"]),
         .library(name: "RangeTapReplay", targets: ["RangeTapReplay"]),
         .library(name: "RangeTapTesting", targets: ["RangeTapTesting"]),
+        .library(name: "RangeTapWeb", targets: ["RangeTapWeb"]),
     ],
     dependencies: [
         // Pinned to its minor version: RangeTapProxy imports its `@_spi(CustomByteBufferAllocator)`,
@@ -123,6 +124,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The live web view: a capture served as a page that updates itself (docs/web.md).
+        .target(
+            name: "RangeTapWeb",
+            dependencies: [
+                "RangeTapCore",
+                "RangeTapMedia",
+                "RangeTapReport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RangeTapPlay",
             dependencies: ["RangeTapCore", "RangeTapCurl"],
@@ -148,6 +163,7 @@ let package = Package(
                 "RangeTapProbe",
                 "RangeTapSystem",
                 "RangeTapTLS",
+                "RangeTapWeb",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -36,6 +36,9 @@ if ! swift build --build-tests > .build/build.log 2>&1; then
   exit 1
 fi
 tail -n 1 .build/build.log
+# swift-argument-parser's man page generator, which the distribution tests run (tools/dist-lib.sh):
+# built here, where its ArgumentParser is already built, rather than alone during the tests.
+swift build --product generate-manual >> .build/build.log 2>&1 || echo "test.sh: generate-manual did not build; the distribution tests build it themselves" >&2
 built=$(date +%s)
 
 # The fast tier: every test target except the integration one, tests in parallel in one process.

@@ -220,6 +220,12 @@ public final class ProxyServer: Sendable {
                 rawHeads: rawHeads, session: session), name: names.proxy)
     }
 
+    /// Refuses every request through the proxy to `port` on this machine (the live web view,
+    /// `record --web`), as it refuses requests to its own port.
+    public func protectWebView(port: Int) {
+        context.webPort.store(port, ordering: .relaxed)
+    }
+
     /// Leaf certificates minted so far (0 without interception).
     public var mintedCertificates: Int { context.intercept?.leaves.minted ?? 0 }
 

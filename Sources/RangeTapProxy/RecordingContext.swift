@@ -25,6 +25,9 @@ final class RecordingContext: Sendable {
     private let connectionIDs = Atomic<Int>(0)
     /// The bound port (for loop detection).
     let boundPort = Atomic<Int>(0)
+    /// The live web view's port (`record --web`), 0 when there is none: no request through the
+    /// proxy may reach it.
+    let webPort = Atomic<Int>(0)
     /// ``Exchange`` objects alive (for leak checks).
     let liveExchanges = Atomic<Int>(0)
     /// The `--fault` rules with their match counts; nil when there are none.
@@ -45,10 +48,33 @@ final class RecordingContext: Sendable {
     /// nowhere else); never back to the proxy.
     func resolve(_ target: String, in session: ClientSession) -> Result<String, RequestTarget.Refusal> {
         let tunnel = session.origin != nil
-        return RequestTarget.resolve(
+        let resolved = RequestTarget.resolve(
             target, upstream: session.origin ?? configuration.upstream, ownPort: boundPort.load(ordering: .relaxed),
             listenHost: configuration.listenHost, confinedTo: tunnel ? nil : confinedTo,
             upstreamName: tunnel ? "the tunnel's origin" : "--upstream")
+        if case .success(let url) = resolved, let authority = RequestTarget.authority(of: url),
+            reachesWebView(authority, https: HTTPScheme(url: url) == .https)
+        {
+            return .failure(RequestTarget.Refusal(status: .forbidden, message: Self.webViewRefusal(url)))
+        }
+        return resolved
+    }
+
+    /// Whether `host:port` is the live web view's listener (on any address of this machine).
+    func reachesWebView(host: String, port: Int) -> Bool {
+        let web = webPort.load(ordering: .relaxed)
+        // Any address of this machine on that port: the web view may listen on all of them.
+        return web > 0 && ProxyAddress.reachesProxy(host: host, port: port, ownPort: web, listenHost: "0.0.0.0")
+    }
+
+    private func reachesWebView(_ authority: String, https: Bool) -> Bool {
+        let (host, port) = RequestTarget.hostAndPort(authority, https: https)
+        return reachesWebView(host: host, port: port)
+    }
+
+    /// What a request for the web view through the proxy is told.
+    static func webViewRefusal(_ target: String) -> String {
+        "\(URLRedaction.redactingUserinfo(target)) is rangetap's live web view, which is never reachable through the proxy; open it directly"
     }
 
     /// The secret `rangetap shape` shows to change the link (``ControlToken``).

@@ -173,7 +173,7 @@ public struct TimelineText: Sendable {
 
     /// The `media` cell: `seg 14 28.00-30.00s 1280x720 2.1 Mb/s`, `init 1280x720 …`,
     /// `index (moov at end)`, `mp4 12.40-16.80s`, `playlist 1280x720 …`.
-    static func mediaCell(_ m: MediaSpan) -> String {
+    public static func mediaCell(_ m: MediaSpan) -> String {
         var parts: [String] = []
         switch m.kind {
         case .manifest: parts.append(m.format == "dash" ? "mpd" : "playlist")

@@ -4,6 +4,7 @@ import RangeTapSystem
 import RangeTapCore
 import RangeTapMedia
 import RangeTapReport
+import RangeTapWeb
 
 /// `rangetap inspect`: how a player fetched, what the server answered, what is wrong.
 struct InspectCommand: AsyncParsableCommand {
@@ -64,6 +65,16 @@ struct InspectCommand: AsyncParsableCommand {
             valueName: "level"))
     var failOn: FailLevel?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the capture, finished or still growing, as a live page on this address (PORT or HOST:PORT; 0 picks a free port) until Ctrl-C; the URL with its token is printed (docs/web.md).",
+            valueName: "address"))
+    var web: String?
+
+    @Flag(name: .long, help: "Allow --web on a non-loopback address.")
+    var allowRemote = false
+
     /// `--fail-on` levels.
     enum FailLevel: String, ExpressibleByArgument, CaseIterable {
         case warn, error
@@ -83,10 +94,26 @@ struct InspectCommand: AsyncParsableCommand {
         }
         if json && follow { throw ValidationError("--follow prints text rows as they come; use it without --json") }
         if follow && html != nil { throw ValidationError("--html writes a finished report; use it without --follow") }
+        if let web {
+            if json || follow || html != nil {
+                throw ValidationError("--web serves the page alone: drop --json, --follow, --html")
+            }
+            let address = try ListenAddress(web)
+            if !IPAddressLiteral.isLoopbackHost(address.host) && !allowRemote {
+                throw ValidationError(
+                    "--web \(web): not a loopback address; add --allow-remote if other machines should see it")
+            }
+        }
     }
 
     func run() async throws {
         let colour = color.enabled()
+        if let web {
+            let (server, _) = try await WebView.start(capture: capture, address: try ListenAddress(web), live: false)
+            _ = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+            await server.stop()
+            return
+        }
         if follow {
             try await followCapture(colour: colour)
             return

@@ -5,6 +5,7 @@ import RangeTapCore
 import RangeTapProxy
 import RangeTapSystem
 import RangeTapTLS
+import RangeTapWeb
 
 /// `rangetap record`: the recording proxy.
 struct RecordCommand: AsyncParsableCommand {
@@ -93,6 +94,13 @@ struct RecordCommand: AsyncParsableCommand {
             "Accept clients only from this network, such as 192.168.1.0/24 (repeatable; loopback always). Allows a non-loopback --listen.",
             valueName: "cidr"))
     var allowClient: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the capture as a live page on this address while recording (PORT or HOST:PORT; 0 picks a free port); the URL with its token is printed (docs/web.md).",
+            valueName: "address"))
+    var web: String?
 
     @Flag(name: .long, help: "Do not verify the TLS certificate of an https upstream.")
     var insecure = false
@@ -258,6 +266,13 @@ struct RecordCommand: AsyncParsableCommand {
         if let s = try sendBuffer(), !(1024...(1 << 30)).contains(s) {
             throw ValidationError("--client-sndbuf \(clientSndbuf ?? ""): must be from 1k (1024 bytes) to 1g")
         }
+        if let web {
+            let address = try ListenAddress(web)
+            if !IPAddressLiteral.isLoopbackHost(address.host) && !allowRemote {
+                throw ValidationError(
+                    "--web \(web): not a loopback address; add --allow-remote if other machines should see it")
+            }
+        }
         if let proxyAuth {
             do { _ = try ProxyCredentials(parsing: proxyAuth) } catch { throw ValidationError(error.description) }
         }
@@ -363,8 +378,21 @@ struct RecordCommand: AsyncParsableCommand {
                 "rangetap: devices using this proxy get the CA and the steps to trust it at http://\(LinkControlRequest.host)/"
             )
         }
+        var view: WebServer?
+        if let web {
+            do {
+                let (started, webPort) = try await WebView.start(
+                    capture: output, address: try ListenAddress(web), live: true)
+                server.protectWebView(port: webPort)
+                view = started
+            } catch {
+                await server.stop()
+                throw error
+            }
+        }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         await server.stop()
+        await view?.stop()
         let s = server.summary
         stderr.write(
             "rangetap: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")): \(s.line) -> \(output)"

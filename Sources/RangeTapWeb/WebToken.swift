@@ -1,0 +1,20 @@
+/// The secret every request to the web view shows (`?token=`): 128 random bits as 32 hex digits,
+/// new for each run, printed in the URL at start.
+public enum WebToken {
+    /// A new token.
+    public static func generate() -> String {
+        var g = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &g)] })
+    }
+
+    /// Whether `given` is `token`, compared in time independent of where they differ.
+    static func matches(_ given: Substring?, _ token: String) -> Bool {
+        guard let given else { return false }
+        let a = Array(given.utf8), b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+}
