@@ -30,7 +30,13 @@ final class LiveCapture: @unchecked Sendable {
     /// The shortest time between two updates.
     static let interval: UInt64 = 500_000_000
 
-    init(path: String, live: Bool, loop: any EventLoop) throws(WebError) {
+    /// Told once when the capture cannot be read on.
+    private let onReadError: @Sendable (String) -> Void
+
+    init(
+        path: String, live: Bool, loop: any EventLoop, onReadError: @escaping @Sendable (String) -> Void
+    ) throws(WebError) {
+        self.onReadError = onReadError
         self.path = path
         self.loop = loop
         do {
@@ -69,7 +75,13 @@ final class LiveCapture: @unchecked Sendable {
             }
             if !events.isEmpty { changed = true }
         } catch {
-            readError = "\(error)"
+            // Shown on the page as a finding and said once on stderr; what came before the bad
+            // line stays on the page.
+            if readError == nil {
+                readError = "\(error)"
+                changed = true
+                onReadError("\(error)")
+            }
         }
         let now = DispatchTime.now()
         let wait = max(Self.interval, analysisCost * 4)
@@ -104,7 +116,10 @@ final class LiveCapture: @unchecked Sendable {
     private func summary() -> WebSummary { WebSummary(analysis, latest: builder.latest) }
 
     private func findings() -> [WebFinding] {
-        (analysis.findings + analysis.exchanges.flatMap(\.findings)).map(WebFinding.init)
+        let read = readError.map {
+            [WebFinding(code: "capture-unreadable", sev: "error", ex: nil, msg: "the capture cannot be read on: \($0)")]
+        }
+        return (read ?? []) + (analysis.findings + analysis.exchanges.flatMap(\.findings)).map(WebFinding.init)
     }
 
     private func update() -> WebUpdate {

@@ -48,7 +48,7 @@ struct WebExchange: Encodable {
         cr = r.contentRange
         exp = e.expectedBytes
         rcv = r.bytesSent
-        got = r.bytesDelivered ?? (r.outcome == .complete ? r.bytesSent : r.bytesSent)
+        got = r.bytesDelivered ?? r.bytesSent
         o =
             switch r.outcome {
             case .open: "open"
@@ -69,7 +69,8 @@ struct WebExchange: Encodable {
         fx = e.findings.map(\.code)
     }
 
-    static func seconds(_ t: CaptureTime) -> Double { Double(t) / 1e9 }
+    /// Seconds, to the microsecond (what a page can draw; full precision doubles the JSON).
+    static func seconds(_ t: CaptureTime) -> Double { (Double(t) / 1e3).rounded() / 1e6 }
 
     /// The body's arrival as `[t, bytes so far]`, thinned to ``maxPoints`` (first and last exact).
     static func points(_ chunks: [ChunkEvent]) -> [[Double]] {
@@ -106,6 +107,13 @@ struct WebFinding: Encodable {
     var sev: String
     var ex: Int?
     var msg: String
+
+    init(code: String, sev: String, ex: Int?, msg: String) {
+        self.code = code
+        self.sev = sev
+        self.ex = ex
+        self.msg = msg
+    }
 
     init(_ f: Finding) {
         code = f.code

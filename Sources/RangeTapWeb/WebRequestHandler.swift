@@ -97,7 +97,9 @@ final class WebRequestHandler: ChannelInboundHandler {
         // The page runs nothing from elsewhere and no inline handlers built from data.
         headers.add(
             name: "Content-Security-Policy",
-            value: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:")
+            value:
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)

@@ -15,11 +15,15 @@ public final class WebServer: Sendable {
     private let channel = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// Serves the capture at `path` on `host:port` (port 0: any free one) with `token`; `live`
-    /// says the capture is still being written.
-    public init(path: String, host: String, port: Int, token: String, live: Bool) throws(WebError) {
+    /// says the capture is still being written. `onReadError` is told once if the capture cannot
+    /// be read on (the page shows it too).
+    public init(
+        path: String, host: String, port: Int, token: String, live: Bool,
+        onReadError: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(WebError) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            capture = try LiveCapture(path: path, live: live, loop: group.next())
+            capture = try LiveCapture(path: path, live: live, loop: group.next(), onReadError: onReadError)
         } catch {
             try? group.syncShutdownGracefully()
             throw error

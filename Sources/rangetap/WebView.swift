@@ -7,7 +7,8 @@ enum WebView {
     static func start(capture: String, address: ListenAddress, live: Bool) async throws -> (WebServer, Int) {
         do {
             let server = try WebServer(
-                path: capture, host: address.host, port: address.port, token: WebToken.generate(), live: live)
+                path: capture, host: address.host, port: address.port, token: WebToken.generate(), live: live,
+                onReadError: { StandardError().write("rangetap: live view: \($0)") })
             let port = try await server.start()
             StandardError().write("rangetap: live view of \(capture): \(server.url(port: port))")
             return (server, port)
