@@ -17,9 +17,11 @@ python3 "$BENCH_TOOLS/make-synthetic-capture.py" "$T/web.rtap" --exchanges "$n" 
 base=$({ /usr/bin/time -f "%e" "$BIN" inspect "$T/web.rtap" --json >/dev/null; } 2>&1 | tail -n 1)
 "$BIN" inspect "$T/web.rtap" --web 0 2>"$T/web.log" &
 pid=$!
+STARTED+=("$pid")
 for _ in $(seq 100); do grep -q 'live view of' "$T/web.log" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$T/web.log") || die "no URL: $(cat "$T/web.log")"
-reset=$(curl -s --noproxy '*' -N --max-time 10 "${url%%\?*}api/events?token=${url##*=}" | head -n 2 | wc -c)
+# The first event is the first two lines of the stream (curl ends on the pipe's close).
+reset=$( (curl -s --noproxy '*' -N --max-time 30 "${url%%\?*}api/events?token=${url##*=}" || true) | head -n 2 | wc -c)
 renders=()
 for i in 1 2 3; do
   ms=$(timeout 180 python3 "$REPO_DIR/Tests/Clients/web_view_check.py" "$url" --out "$T/shots-$i" --moments 1 \
@@ -29,6 +31,7 @@ done
 rss=$(awk '/VmHWM/ { print $2 / 1024 }' "/proc/$pid/status")
 kill -INT "$pid"
 wait "$pid" || true
+STARTED=()
 first=$(median 0 <<<"${renders[*]}")
 printf '%-44s %s\n' "exchanges" "$n"
 printf '%-44s %.1f MiB\n' "first event (reset) size" "$(awk -v b="$reset" 'BEGIN { print b / 1048576 }')"

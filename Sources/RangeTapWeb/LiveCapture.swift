@@ -27,8 +27,9 @@ final class LiveCapture: @unchecked Sendable {
     private var quietTicks = 0
     private var readError: String?
 
-    /// The shortest time between two updates.
-    static let interval: UInt64 = 500_000_000
+    /// The shortest time between two updates: with the 100 ms poll, an event reaches the page
+    /// within 0.5 s of being written (while an analysis costs under a quarter of this).
+    static let interval: UInt64 = 400_000_000
 
     /// Told once when the capture cannot be read on.
     private let onReadError: @Sendable (String) -> Void
@@ -68,12 +69,19 @@ final class LiveCapture: @unchecked Sendable {
 
     private func poll(force: Bool) {
         do {
-            let events = try tail.next()
-            for event in events {
-                builder.apply(event)
-                if let id = event.exchange { dirty.insert(id) }
+            // What is there, in the tail's batches: all of it at the start, else up to 50 ms of
+            // reading per poll (a large backlog is read over several polls).
+            let started = DispatchTime.now().uptimeNanoseconds
+            while true {
+                let events = try tail.next()
+                if events.isEmpty { break }
+                changed = true
+                for event in events {
+                    builder.apply(event)
+                    if let id = event.exchange { dirty.insert(id) }
+                }
+                if !force && DispatchTime.now().uptimeNanoseconds - started > 50_000_000 { break }
             }
-            if !events.isEmpty { changed = true }
         } catch {
             // Shown on the page as a finding and said once on stderr; what came before the bad
             // line stays on the page.
