@@ -18,7 +18,7 @@ base=$({ /usr/bin/time -f "%e" "$BIN" inspect "$T/web.rtap" --json >/dev/null; }
 "$BIN" inspect "$T/web.rtap" --web 0 2>"$T/web.log" &
 pid=$!
 STARTED+=("$pid")
-for _ in $(seq 100); do grep -q 'live view of' "$T/web.log" && break; sleep 0.1; done
+for _ in $(seq 1800); do grep -q "live view of" "$T/web.log" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$T/web.log") || die "no URL: $(cat "$T/web.log")"
 # The first event is the first two lines of the stream (curl ends on the pipe's close).
 reset=$( (curl -s --noproxy '*' -N --max-time 30 "${url%%\?*}api/events?token=${url##*=}" || true) | head -n 2 | wc -c)

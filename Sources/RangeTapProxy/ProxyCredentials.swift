@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapCore
 
 /// The user and password a client must show in `Proxy-Authorization: Basic` (`--proxy-auth`),
 /// so that a proxy listening beyond loopback is not an open proxy.
@@ -8,13 +9,13 @@ public struct ProxyCredentials: Sendable, Equatable, CustomStringConvertible {
     /// The password.
     public let password: String
     /// The token a client sends after `Basic `: base64 of `user:password`.
-    let token: [UInt8]
+    let token: String
 
     /// Credentials from their two parts.
     public init(user: String, password: String) {
         self.user = user
         self.password = password
-        token = Array(Data("\(user):\(password)".utf8).base64EncodedString().utf8)
+        token = Data("\(user):\(password)".utf8).base64EncodedString()
     }
 
     /// Why `--proxy-auth` could not be read.
@@ -52,11 +53,7 @@ public struct ProxyCredentials: Sendable, Equatable, CustomStringConvertible {
         guard let value else { return false }
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "basic" else { return false }
-        let given = Array(parts[1].trimmingCharacters(in: .whitespaces).utf8)
-        guard given.count == token.count else { return false }
-        var difference: UInt8 = 0
-        for i in given.indices { difference |= given[i] ^ token[i] }
-        return difference == 0
+        return ConstantTime.equal(parts[1].trimmingCharacters(in: .whitespaces), token)
     }
 
     /// The user only: the password is never printed by accident.

@@ -1,3 +1,5 @@
+import RangeTapCore
+
 /// The secret every request to the web view shows (`?token=`): 128 random bits as 32 hex digits,
 /// new for each run, printed in the URL at start.
 public enum WebToken {
@@ -10,11 +12,7 @@ public enum WebToken {
 
     /// Whether `given` is `token`, compared in time independent of where they differ.
     static func matches(_ given: Substring?, _ token: String) -> Bool {
-        guard let given else { return false }
-        let a = Array(given.utf8), b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
+        given.map { ConstantTime.equal($0, token) } ?? false
     }
+
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RangeTapCore
 import RangeTapSystem
 
 /// The secret of one `record` run that `rangetap shape` must show to change the link, so a web
@@ -85,11 +86,7 @@ public enum ControlToken {
 
     /// Whether `given` is `token`, compared in time independent of where they differ.
     static func matches(_ given: String?, _ token: String) -> Bool {
-        guard let given else { return false }
-        let a = Array(given.utf8), b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
+        given.map { ConstantTime.equal($0, token) } ?? false
     }
+
 }
