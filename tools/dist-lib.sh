@@ -32,6 +32,22 @@ dist_strip() {
   strip --strip-all -o "$2" "$1" || dist_die "strip $1 failed"
 }
 
+# dist_debug_symbols BINARY DIR: BINARY's debug sections in a file of their own (objcopy
+# --only-keep-debug, compressed) where gdb and eu-stack look for them by the binary's build ID:
+# DIR/.build-id/NN/REST.debug (DIR is PREFIX/lib/debug; /usr/lib/debug is gdb's default). Prints
+# the file's path.
+dist_debug_symbols() {
+  command -v objcopy >/dev/null 2>&1 || dist_die "objcopy is missing: apt-get install binutils"
+  local id
+  id=$(readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1)
+  [ ${#id} -gt 2 ] || dist_die "$1 has no build ID: its debug symbols could not be found by it"
+  local file="$2/.build-id/${id:0:2}/${id:2}.debug"
+  mkdir -p "$(dirname "$file")"
+  objcopy --only-keep-debug --compress-debug-sections=zlib "$1" "$file" || dist_die "objcopy $1 failed"
+  chmod 644 "$file"
+  echo "$file"
+}
+
 # dist_manual_tool: swift-argument-parser's own man page generator (Tools/generate-manual in the
 # checkout of the dependency, the tool its `generate-manual` command plugin runs), built once in
 # its own scratch directory so that it never waits for, nor invalidates, the package's builds

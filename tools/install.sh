@@ -10,8 +10,10 @@
 #   PREFIX/share/rangetap/traces/*.trace, PREFIX/share/rangetap/cache-adapter-example.py
 #   PREFIX/share/doc/rangetap/copyright
 #
-# Usage: tools/install.sh [--prefix DIR] [--binary PATH]
+# Usage: tools/install.sh [--prefix DIR] [--binary PATH] [--debug-symbols]
 #   --prefix DIR    where to install (default /usr/local)
+#   --debug-symbols also install the binary's debug symbols, apart, by its build ID:
+#                   PREFIX/lib/debug/.build-id/NN/REST.debug (gdb: set debug-file-directory)
 #   --binary PATH   install this binary instead of building one (the man pages and completions are
 #                   generated from it). Without it: `swift build -c release --product rangetap
 #                   --static-swift-stdlib`, a binary that does not need the Swift toolchain to run.
@@ -23,12 +25,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 prefix=/usr/local
 binary=""
+debug_symbols=false
 while [ $# -gt 0 ]; do
   case $1 in
     --prefix) [ $# -ge 2 ] || dist_die "--prefix needs a directory"; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --binary) [ $# -ge 2 ] || dist_die "--binary needs a path"; binary=$2; shift 2 ;;
     --binary=*) binary=${1#--binary=}; shift ;;
+    --debug-symbols) debug_symbols=true; shift ;;
     -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) dist_die "unknown argument $1 (see --help)" ;;
   esac
@@ -60,6 +64,10 @@ put() { # put MODE SOURCE DESTINATION
 }
 dist_strip "$binary" "$stage/rangetap"
 put 755 "$stage/rangetap" "$prefix/bin/rangetap"
+if $debug_symbols; then
+  symbols=$(dist_debug_symbols "$binary" "$stage/debug")
+  put 644 "$symbols" "$prefix/lib/debug/${symbols#"$stage/debug/"}"
+fi
 for page in "$stage"/man1/*.1; do put 644 "$page" "$prefix/share/man/man1/$(basename "$page")"; done
 put 644 "$stage/rangetap.bash" "$prefix/share/bash-completion/completions/rangetap"
 put 644 "$stage/_rangetap" "$prefix/share/zsh/site-functions/_rangetap"

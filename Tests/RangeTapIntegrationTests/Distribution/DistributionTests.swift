@@ -97,7 +97,8 @@ struct DistributionTests {
         let prefix = Paths.temporaryDirectory("install") + "/prefix"
         defer { try? FileManager.default.removeItem(atPath: (prefix as NSString).deletingLastPathComponent) }
         let install = try runCommand(
-            try Paths.tool("bash"), [Paths.root + "/tools/install.sh", "--prefix", prefix, "--binary", Paths.rangetap],
+            try Paths.tool("bash"),
+            [Paths.root + "/tools/install.sh", "--prefix", prefix, "--binary", Paths.rangetap, "--debug-symbols"],
             timeout: 900)
         try #require(install.status == 0, "\(install.stderr)")
         let installed = Set(install.text.split(separator: "\n").map(String.init))
@@ -128,6 +129,16 @@ struct DistributionTests {
         #expect(
             sections.status == 0 && !sections.text.contains(".symtab") && !sections.text.contains(".debug_"),
             "\(sections.text.suffix(800))")
+
+        // The debug symbols, apart, where a debugger finds them by the build ID the binary kept.
+        let notes = try runCommand(try Paths.tool("readelf"), ["-n", prefix + "/bin/rangetap"])
+        let id = try #require(
+            notes.text.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last
+                .map(String.init), "the installed binary keeps its build ID")
+        let symbols = prefix + "/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
+        #expect(installed.contains(symbols), "install.sh lists \(symbols)")
+        let debugSections = try runCommand(try Paths.tool("readelf"), ["-S", "-W", symbols])
+        #expect(debugSections.text.contains(".debug_info"), "\(debugSections.text.suffix(600))")
 
         let page = try Self.renderManPage(prefix + "/share/man/man1/rangetap-record.1")
         #expect(page.status == 0, "\(page.stderr)")
