@@ -52,7 +52,8 @@ final class RecordingContext: Sendable {
             target, upstream: session.origin ?? configuration.upstream, ownPort: boundPort.load(ordering: .relaxed),
             listenHost: configuration.listenHost, confinedTo: tunnel ? nil : confinedTo,
             upstreamName: tunnel ? "the tunnel's origin" : "--upstream")
-        if case .success(let url) = resolved, let authority = RequestTarget.authority(of: url),
+        if webPort.load(ordering: .relaxed) > 0, case .success(let url) = resolved,
+            let authority = RequestTarget.authority(of: url),
             reachesWebView(authority, https: HTTPScheme(url: url) == .https)
         {
             return .failure(RequestTarget.Refusal(status: .forbidden, message: Self.webViewRefusal(url)))
