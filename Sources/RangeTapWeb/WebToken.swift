@@ -4,11 +4,7 @@ import RangeTapCore
 /// new for each run, printed in the URL at start.
 public enum WebToken {
     /// A new token.
-    public static func generate() -> String {
-        var g = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef")
-        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &g)] })
-    }
+    public static func generate() -> String { RandomToken.hex128() }
 
     /// Whether `given` is `token`, compared in time independent of where they differ.
     static func matches(_ given: Substring?, _ token: String) -> Bool {

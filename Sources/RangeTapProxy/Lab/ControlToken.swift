@@ -7,10 +7,7 @@ import RangeTapSystem
 /// run, written for the listening port to a file only this user can read, removed at the stop.
 public enum ControlToken {
     /// A new token: 128 random bits as 32 hex digits.
-    public static func generate() -> String {
-        var g = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &g)) }.joined()
-    }
+    public static func generate() -> String { RandomToken.hex128() }
 
     /// The directory for this user's tokens: `$XDG_RUNTIME_DIR/rangetap`, else `/tmp/rangetap-UID`.
     public static var directory: String {

@@ -39,6 +39,16 @@ struct WebViewChromiumTests {
         try FileManager.default.copyItem(
             atPath: Paths.root + "/Tests/Clients/chromium_seek_page.html", toPath: www + "/page.html")
         try FileManager.default.copyItem(atPath: try Media.directory() + "/moov-at-end.mp4", toPath: www + "/video.mp4")
+        // ffmpeg's video: the test MP4 ten times over (stream copy, 30 MB), more than the
+        // sockets' buffers hold, so that ffmpeg stopped mid-read leaves most of it unsent.
+        let looped = try runCommand(
+            try Paths.tool("ffmpeg"),
+            [
+                "-nostdin", "-v", "error", "-stream_loop", "9", "-i", www + "/video.mp4", "-c", "copy",
+                www + "/long.mp4",
+            ],
+            timeout: 120)
+        try #require(looped.status == 0, "\(looped.stderr)")
         let tls = try TestTLS()
         let secure = try NginxServer(
             root: www, extraServerConfig: "types { text/html html; video/mp4 mp4; } add_header Cache-Control no-store;",
@@ -63,7 +73,7 @@ struct WebViewChromiumTests {
             try Paths.tool("ffmpeg"),
             [
                 "-nostdin", "-v", "error", "-http_proxy", "http://127.0.0.1:\(port)", "-readrate", "0.5", "-i",
-                plain.url("video.mp4"), "-f", "null", "-",
+                plain.url("long.mp4"), "-f", "null", "-",
             ])
         defer { ffmpeg.stop() }
         let player = Task.detached {
