@@ -108,6 +108,8 @@ struct PlayerLabShapingTests {
         let refused = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(port)", "scope=connection"])
         #expect(refused.status != 0 && refused.stderr.contains("scope"), "\(refused.stderr)")
         let unknown = try freePort()
+        // A free port has no running record: a token file for it is a killed run's, left behind.
+        try? FileManager.default.removeItem(atPath: ControlToken.path(port: unknown))
         let noToken = try runCommand(Paths.rangetap, ["shape", "--listen", "127.0.0.1:\(unknown)", "off"])
         #expect(
             noToken.status == 1 && noToken.stderr.contains("no control token for port \(unknown)"), "\(noToken.stderr)")
