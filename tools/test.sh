@@ -27,15 +27,24 @@ export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 
 started=$(date +%s)
-# The sources as swift-format leaves them, no line over 120 columns (.swift-format).
-tools/check-format.sh
 mkdir -p .build
+# The sources as swift-format leaves them, no line over 120 columns (.swift-format): checked
+# while the build resolves and plans (single-threaded for its first seconds), its verdict taken
+# after the build.
+tools/check-format.sh > .build/check-format.log 2>&1 &
+format_pid=$!
 if ! swift build --build-tests > .build/build.log 2>&1; then
   grep -E -A4 'error:' .build/build.log | head -n 80 || tail -n 40 .build/build.log
   echo "test.sh: the build failed (whole log: .build/build.log)" >&2
+  wait "$format_pid" || cat .build/check-format.log >&2
   exit 1
 fi
 tail -n 1 .build/build.log
+if ! wait "$format_pid"; then
+  cat .build/check-format.log >&2
+  echo "test.sh: the format check failed (tools/check-format.sh)" >&2
+  exit 1
+fi
 # swift-argument-parser's man page generator, which the distribution tests run (tools/dist-lib.sh):
 # built here, where its ArgumentParser is already built, rather than alone during the tests.
 swift build --product generate-manual >> .build/build.log 2>&1 || echo "test.sh: generate-manual did not build; the distribution tests build it themselves" >&2

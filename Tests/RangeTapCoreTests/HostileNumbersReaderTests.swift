@@ -146,14 +146,16 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func hundredMegabyteLineIsReadOrRejected() throws {
         let dir = try TemporaryDirectory()
         let path = try capture([], in: dir)
-        let big = String(repeating: "a", count: 100 << 20)
+        let big = Data(repeating: UInt8(ascii: "a"), count: 100 << 20)
         let handle = try #require(FileHandle(forWritingAtPath: path + "/events.jsonl"))
         try handle.seekToEnd()
-        try handle.write(
-            contentsOf: Data(
-                (#"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","headers":["X-Big: "#
-                    + big + #"\r\n"]}"# + "\n").utf8))
-        try handle.write(contentsOf: Data(("{" + big + "\n").utf8))
+        var request = Data(
+            #"{"type":"request","t":2000,"ex":1,"conn":1,"method":"GET","target":"/a","version":"HTTP/1.1","headers":["X-Big: "#
+                .utf8)
+        request.append(big)
+        request.append(contentsOf: (#"\r\n"]}"# + "\n").utf8)
+        try handle.write(contentsOf: request)
+        try handle.write(contentsOf: Data("{".utf8) + big + Data("\n".utf8))
         try handle.close()
         let reader = try CaptureReader(path: path)
         var seen: [CaptureEvent] = []
@@ -163,6 +165,7 @@ import Testing
             Issue.record("no request read")
             return
         }
-        #expect(r.headers.first?.raw.utf8.count == (100 << 20) + 9)
+        let expected: Int = (100 << 20) + 9
+        #expect(r.headers.first?.raw.utf8.count == expected)
     }
 }

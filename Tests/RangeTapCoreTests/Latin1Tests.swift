@@ -30,7 +30,8 @@ struct Latin1Tests {
     @Test func everyByteValue() {
         let all = (0...255).map(UInt8.init)
         let s = Latin1.string(all)
-        #expect(s.unicodeScalars.map(\.value) == (0...255).map(UInt32.init))
+        let values: [UInt32] = Array(0...255)
+        #expect(s.unicodeScalars.map(\.value) == values)
         #expect(Latin1.bytes(s) == all)
         #expect(Latin1.bytes("a€b") == Array("a?b".utf8))
         #expect(Latin1.bytes("") == [])

@@ -12,7 +12,6 @@ public struct TestTLS: Sendable {
     /// Its key.
     public let key: String
 
-    /// Makes the files in a new temporary directory.
     /// A proxy that intercepts with a new CA in a temporary directory and trusts this CA upstream.
     public func interceptingProxy(
         _ configure: (inout ProxyConfiguration) -> Void = { _ in }
@@ -26,6 +25,15 @@ public struct TestTLS: Sendable {
         }
     }
 
+    /// The set this test process shares: made once, on first use. Each set costs three openssl
+    /// runs (about 0.3 s of CPU), and no test changes its files, so tests that need an origin
+    /// certificate and nothing else take this one. A test that needs a CA of its own (one a client
+    /// must not trust) makes one with ``init()``.
+    public static func shared() throws -> TestTLS { try sharedSet.get() }
+
+    private static let sharedSet = Result { try TestTLS() }
+
+    /// Makes the files in a new temporary directory.
     public init() throws {
         let dir = Paths.temporaryDirectory("origin-tls")
         let openssl = try Paths.tool("openssl")
@@ -89,7 +97,7 @@ public final class SchemeOrigins: @unchecked Sendable {
     /// Starts both servers on `root`.
     public init(root: String) throws {
         plain = try NginxServer(root: root)
-        tls = try TestTLS()
+        tls = try TestTLS.shared()
         secure = try NginxServer(root: root, tls: (certificate: tls.certificate, key: tls.key))
     }
 

@@ -148,8 +148,8 @@ enum ResourceChecks {
     ]
 
     static func contentType(_ run: ProbeRun) -> ProbeCheck {
-        guard let r = [run[.get], run.probe].compactMap({ $0 }).first(where: { $0.status == 200 || $0.status == 206 })
-        else {
+        let candidates: [ProbeResponse?] = [run[.get], run.probe]
+        guard let r = candidates.compactMap({ $0 }).first(where: { $0.status == 200 || $0.status == 206 }) else {
             return ProbeCheck(.contentType, .info, "no 200 or 206 response to judge", evidence: [])
         }
         let ev = [r.evidence]
@@ -201,7 +201,8 @@ enum ResourceChecks {
     }
 
     static func validators(_ run: ProbeRun) -> ProbeCheck {
-        let rs = [run[.get], run.head, run.probe].compactMap { $0 }.filter { $0.status == 200 || $0.status == 206 }
+        let all: [ProbeResponse?] = [run[.get], run.head, run.probe]
+        let rs = all.compactMap { $0 }.filter { $0.status == 200 || $0.status == 206 }
         let ev = rs.map(\.evidence)
         var problems: [String] = []
         var notes: [String] = []

@@ -17,7 +17,7 @@ struct StopLineTotalsTests {
         try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
         try Data(repeating: 1, count: 100_000).write(to: URL(fileURLWithPath: www + "/a.bin"))
         try Data(repeating: 2, count: 3_000).write(to: URL(fileURLWithPath: www + "/m.bin"))
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let plain = try NginxServer(root: www)
         defer { plain.stop() }
         let secure = try NginxServer(root: www, tls: (tls.certificate, tls.key))

@@ -132,9 +132,9 @@ struct DistributionTests {
 
         // The debug symbols, apart, where a debugger finds them by the build ID the binary kept.
         let notes = try runCommand(try Paths.tool("readelf"), ["-n", prefix + "/bin/rangetap"])
-        let id = try #require(
-            notes.text.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last
-                .map(String.init), "the installed binary keeps its build ID")
+        let idLine: Substring? = notes.text.split(separator: "\n").first { $0.contains("Build ID:") }
+        let idWord: Substring? = idLine?.split(separator: " ").last
+        let id = try #require(idWord.map(String.init), "the installed binary keeps its build ID")
         let symbols = prefix + "/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
         #expect(installed.contains(symbols), "install.sh lists \(symbols)")
         let debugSections = try runCommand(try Paths.tool("readelf"), ["-S", "-W", symbols])

@@ -26,7 +26,7 @@ struct HTTP2CancelTruthTests {
         var file = Data(capacity: Self.size)
         for _ in 0..<(Self.size >> 20) { file.append(block) }
         try file.write(to: URL(fileURLWithPath: dir + "/big.bin"))
-        tls = try TestTLS()
+        tls = try TestTLS.shared()
         // When nginx ended each request ($msec, the time it logged it) and what it had sent.
         nginx = try NginxServer(
             root: dir,

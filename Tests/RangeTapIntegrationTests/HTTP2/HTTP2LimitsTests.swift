@@ -98,7 +98,8 @@ struct HTTP2LimitsTests {
         }
         let b = try #require(block, "no response HEADERS")
         // A dynamic table size update (001xxxxx, a 5-bit prefix integer) opens the block.
-        try #require(b.first.map { $0 & 0xE0 == 0x20 } == true, "no size update: \(b.prefix(8))")
+        let first: UInt8 = b.first ?? 0
+        try #require(first & 0xE0 == 0x20, "no size update: \(b.prefix(8))")
         var size = UInt64(b[0] & 0x1F)
         if size == 31 {
             var shift: UInt64 = 0

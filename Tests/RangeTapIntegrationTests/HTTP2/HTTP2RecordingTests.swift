@@ -18,7 +18,7 @@ struct HTTP2RecordingTests {
         dir = Paths.temporaryDirectory("www-h2")
         file = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 11) })
         try file.write(to: URL(fileURLWithPath: dir + "/f.bin"))
-        tls = try TestTLS()
+        tls = try TestTLS.shared()
         h2 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: true)
     }
 

@@ -165,7 +165,7 @@ struct MapLocalTests {
         let www = Paths.temporaryDirectory("map-page")
         try FileManager.default.copyItem(
             atPath: Paths.root + "/Tests/Clients/chromium_seek_page.html", toPath: www + "/page.html")
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let nginx = try NginxServer(
             root: www, extraServerConfig: "types { text/html html; } add_header Cache-Control no-store;",
             tls: (certificate: tls.certificate, key: tls.key), http2: true)

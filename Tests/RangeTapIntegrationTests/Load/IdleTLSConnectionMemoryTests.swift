@@ -21,7 +21,7 @@ struct IdleTLSConnectionMemoryTests {
         let dir = Paths.temporaryDirectory("idle-tls-www")
         let body = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 11) })
         try body.write(to: URL(fileURLWithPath: dir + "/big.bin"))
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let origin = try NginxServer(
             root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: scheme == "h2")
         let caDir = Paths.temporaryDirectory("idle-tls-ca")

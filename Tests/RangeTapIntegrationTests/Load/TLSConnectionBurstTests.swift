@@ -36,7 +36,7 @@ struct TLSConnectionBurstTests {
         let file = Data((0..<Self.size).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try file.write(to: URL(fileURLWithPath: root + "/16k.bin"))
         let sha = sha256Hex(file)
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let nginx = try NginxServer(
             root: root, tls: (certificate: tls.certificate, key: tls.key), http2: scheme == "h2")
         defer { nginx.stop() }

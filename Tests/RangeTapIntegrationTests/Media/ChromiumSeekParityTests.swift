@@ -102,7 +102,7 @@ struct ChromiumSeekParityTests {
         args += ["-c:a", "aac", "-b:a", "64k", "-shortest", www + "/video.mp4"]
         let ffmpeg = try runCommand(try Paths.tool("ffmpeg"), args, timeout: 300)
         guard ffmpeg.status == 0 else { throw TestFailure("ffmpeg: \(ffmpeg.stderr)") }
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let h2 = try await ChromiumSeekParityTests.play(www: www, tls: tls, http1: false)
         let http1 = try await ChromiumSeekParityTests.play(www: www, tls: tls, http1: true)
         return (h2, http1)

@@ -83,7 +83,7 @@ struct PlayLiveTests {
     /// it plays (every answer the origin's 206, not the CONNECT's 200); without, a plain TLS error
     /// that says what to pass, never a verdict against the server.
     @Test func anHTTPSPlayThroughTheInterceptingProxyTakesItsCA() async throws {
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let origin = try NginxServer(root: media, tls: (tls.certificate, tls.key))
         defer { origin.stop() }
         let proxy = try await tls.interceptingProxy()

@@ -14,7 +14,7 @@ struct HTTP2ProbeTests {
 
     @Test func nginxOverH2PassesTheRangeChecksAndTheStreamChecks() async throws {
         let dir = try ProbeFixture.directory(file: "clip.mp4", size: Self.size)
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let nginx = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: true)
         defer { nginx.stop() }
         let url = "https://127.0.0.1:\(nginx.port)/clip.mp4"
@@ -90,7 +90,7 @@ struct HTTP2ProbeTests {
         let dir = Paths.temporaryDirectory("probe-h2-big")
         let size = 64 << 20
         #expect(FileManager.default.createFile(atPath: dir + "/big.mp4", contents: Data(count: size)))
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let infoLog = Paths.temporaryDirectory("nginx-h2-log") + "/info.log"
         let nginx = try NginxServer(
             root: dir, extraServerConfig: "error_log \(infoLog) info;",
@@ -140,7 +140,7 @@ struct HTTP2ProbeTests {
 
     @Test func anHTTP11OnlyServerIsAClearRefusal() async throws {
         let dir = try ProbeFixture.directory(file: "clip.mp4", size: 64 * 1024)
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let secure = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key))
         let plain = try NginxServer(root: dir)
         defer {
@@ -173,7 +173,7 @@ struct HTTP2ProbeTests {
 
     @Test func cliRunsOverH2AndExitsTwoWithoutIt() throws {
         let dir = try ProbeFixture.directory(file: "clip.mp4", size: 256 * 1024)
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let h2 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key), http2: true)
         let h1 = try NginxServer(root: dir, tls: (certificate: tls.certificate, key: tls.key))
         defer {

@@ -107,7 +107,7 @@ struct LoopDetectionTests {
         let proxy =
             opaque
             ? try await ProxyHarness { $0.noIntercept = [HostPattern("*")!] }
-            : try await TestTLS().interceptingProxy()
+            : try await TestTLS.shared().interceptingProxy()
         #expect((proxy.caCertificate == nil) == opaque)
         let client = try RawClient(port: proxy.port)
         let connect = "CONNECT 127.0.0.1:\(proxy.port) HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\n\r\n"

@@ -141,12 +141,15 @@ struct ProxyRobustnessTests {
         let port = proxy.port
         /// Like a player opening a burst of connections and dropping most mid-body; one in four
         /// reads its response to the end. 50 threads at a time, blocking sockets. Returns the
-        /// descriptors open once everything has wound down.
+        /// descriptors open once everything has wound down. The ones read to the end ask for
+        /// 256 KiB (the others for the rest of the 4 MiB file, abandoned within 60 KB): what is
+        /// tested is the winding down, and the debug build's proxy spent 20 CPU s on 4 MiB each.
         func burst() async throws -> Int {
             let failures = runOnThreads(count: count, width: 50) { i in
                 let readAll = i % 4 == 0
+                let range = readAll ? "\(i * 1000)-\(i * 1000 + 262_143)" : "\(i * 1000)-"
                 let request =
-                    "GET \(url) HTTP/1.1\r\nHost: x\r\nRange: bytes=\(i * 1000)-\r\n\(readAll ? "Connection: close\r\n" : "")\r\n"
+                    "GET \(url) HTTP/1.1\r\nHost: x\r\nRange: bytes=\(range)\r\n\(readAll ? "Connection: close\r\n" : "")\r\n"
                 _ = try rawExchange(
                     port: port, send: request, readAtMost: readAll ? 1 << 30 : 1 + (i * 997) % 60_000, timeout: 10)
             }

@@ -38,7 +38,7 @@ struct CACommandTests {
     /// A client that does not trust rangetap's CA gets a line in record's live log at once (issue 39).
     @Test func aRejectedCertificateIsSaidInTheLiveLog() async throws {
         let root = Paths.temporaryDirectory("ca-reject")
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let www = root + "/www"
         try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: www + "/x.txt"))

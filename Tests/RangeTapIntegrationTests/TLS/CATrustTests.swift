@@ -30,7 +30,7 @@ struct CATrustTests {
         try FileManager.default.copyItem(
             atPath: Paths.root + "/Tests/Clients/chromium_seek_page.html", toPath: www + "/page.html")
         try FileManager.default.copyItem(atPath: try Media.directory() + "/moov-at-end.mp4", toPath: www + "/video.mp4")
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let nginx = try NginxServer(
             root: www, extraServerConfig: "types { text/html html; video/mp4 mp4; } add_header Cache-Control no-store;",
             tls: (certificate: tls.certificate, key: tls.key), http2: true)
@@ -81,7 +81,7 @@ struct CATrustTests {
         }
         let www = Paths.temporaryDirectory("ca-trust-system-www")
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: www + "/a.txt"))
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let nginx = try NginxServer(root: www, tls: (certificate: tls.certificate, key: tls.key))
         defer { nginx.stop() }
         let proxy = try await tls.interceptingProxy { $0.caDirectory = caDir }

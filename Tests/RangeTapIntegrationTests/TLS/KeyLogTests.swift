@@ -58,7 +58,7 @@ struct KeyLogTests {
 
     @Test(.timeLimit(.minutes(3)))
     func tsharkDecryptsBothLegsWithTheKeyLogAndTheirDataIsTheCapturesBody() async throws {
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let root = Paths.temporaryDirectory("keylog")
         defer { try? FileManager.default.removeItem(atPath: root) }
         // dumpcap writes as another user on some images: a directory anyone may write to.
@@ -130,7 +130,7 @@ struct KeyLogTests {
         let root = Paths.temporaryDirectory("keylog-env")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let keyLog = root + "/env-keys.log"
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let www = root + "/www"
         try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
         try Data("hello".utf8).write(to: URL(fileURLWithPath: www + "/h.txt"))

@@ -49,7 +49,7 @@ struct WebViewChromiumTests {
             ],
             timeout: 120)
         try #require(looped.status == 0, "\(looped.stderr)")
-        let tls = try TestTLS()
+        let tls = try TestTLS.shared()
         let secure = try NginxServer(
             root: www, extraServerConfig: "types { text/html html; video/mp4 mp4; } add_header Cache-Control no-store;",
             tls: (certificate: tls.certificate, key: tls.key), http2: true)
