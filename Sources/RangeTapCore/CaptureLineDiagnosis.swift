@@ -4,7 +4,8 @@ import Foundation
 /// UTF-8, not JSON, not an object, a missing `type`, or the first field whose JSON type is
 /// not the one its event needs ("field \"ex\" must be a whole number, found 1.5").
 ///
-/// Only used once decoding failed, so its cost does not matter.
+/// Only used once decoding failed, so its cost matters only on a very long line (see
+/// ``scannedProblem(_:)``).
 enum CaptureLineDiagnosis {
     /// What a field holds.
     enum Kind {
