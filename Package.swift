@@ -41,7 +41,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", .upToNextMinor(from: "2.101.2")),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
@@ -51,10 +50,16 @@ let package = Package(
         ),
         .target(name: "CMalloc"),
         // SHA-256, EC P-256 keys and X.509 certificates from the system's libcrypto (OpenSSL 3,
-        // Debian's libssl-dev): one crypto library besides the BoringSSL inside swift-nio-ssl.
+        // Debian's libssl-dev).
         .target(
             name: "CLibcrypto",
             linkerSettings: [.linkedLibrary("crypto")]
+        ),
+        // TLS from the system's libssl (the same OpenSSL 3): contexts and sessions that read and
+        // write memory the caller lends (RangeTapTLS's TLSHandler).
+        .target(
+            name: "CLibssl",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // Every call into the operating system: one file per platform.
         .target(name: "RangeTapSystem", swiftSettings: swiftSettings),
@@ -80,9 +85,10 @@ let package = Package(
             name: "RangeTapTLS",
             dependencies: [
                 "CLibcrypto",
+                "CLibssl",
                 "RangeTapSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -95,7 +101,6 @@ let package = Package(
                 "RangeTapCurl",
                 "RangeTapSystem",
                 "RangeTapTLS",
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -117,7 +122,6 @@ let package = Package(
                 "RangeTapCore",
                 "RangeTapSystem",
                 "RangeTapTLS",
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,7 +168,6 @@ let package = Package(
                 "RangeTapSystem",
                 "RangeTapTLS",
                 "RangeTapWeb",
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -240,7 +243,6 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -266,7 +268,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

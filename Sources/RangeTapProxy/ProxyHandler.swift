@@ -1,9 +1,9 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import RangeTapCore
 import RangeTapCurl
+import RangeTapTLS
 
 /// One client connection: decodes requests, starts an ``Exchange`` per request, feeds each
 /// exchange's ``ExchangeStateMachine`` what the client socket and the upstream transfer report,
@@ -425,7 +425,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
         let written = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
         let channel = context.channel
         let below = NIOLoopBound(
-            session.tls ? try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) : nil,
+            session.tls ? try? channel.pipeline.syncOperations.context(handlerType: TLSHandler.self) : nil,
             eventLoop: context.eventLoop)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         written.whenComplete { _ in
@@ -860,7 +860,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler, Client
     /// client closing without close_notify) rather than something it sent.
     static func isHangUp(_ error: any Error) -> Bool {
         if let io = error as? IOError, [ECONNRESET, EPIPE, ETIMEDOUT].contains(io.errnoCode) { return true }
-        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls { return true }
+        if let tls = error as? TLSHandlerError, tls == .uncleanShutdown { return true }
         return false
     }
 

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOSSL
 import NIOTLS
 import RangeTapCore
 import RangeTapTLS
@@ -10,9 +9,9 @@ import RangeTapTLS
 /// `failed`. Closes a connection whose handshake does not finish within the head timeout.
 /// After the handshake, a client closing without close_notify is an ordinary hang-up; one that
 /// sends close_notify gets the connection closed at once (rangetap's close_notify, then the
-/// socket), as NIO closes a plain connection on its EOF: the channel allows half-closure, so
-/// NIOSSL reports the client's close_notify as `inputClosed` and would otherwise leave the
-/// connection open until the client gave up waiting (Python's asyncio waits 30 s).
+/// socket), as NIO closes a plain connection on its EOF (``TLSHandler`` does the closing; a
+/// TCP half-close below TLS arrives here as `inputClosed`, and closes too, rather than leave the
+/// connection open until the client gave up waiting: Python's asyncio waits 30 s).
 final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -63,8 +62,8 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if let tls = event as? TLSUserEvent, case .handshakeCompleted(let alpn) = tls {
             let version =
-                (try? context.pipeline.syncOperations.nioSSL_tlsVersion()).flatMap { $0 }.map(Self.name)
-                ?? hello.server.map { TLSHello.versionName($0.version) }
+                (try? context.pipeline.syncOperations.handler(type: TLSHandler.self))?.negotiatedVersion.map(
+                    TLSHello.versionName) ?? hello.server.map { TLSHello.versionName($0.version) }
             settle(.established, version: version, alpn: alpn)
         }
         context.fireUserInboundEventTriggered(event)
@@ -78,7 +77,7 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+        if let tls = error as? TLSHandlerError, tls == .uncleanShutdown {
             // A client that hangs up without close_notify: how players cancel. Not an error.
             context.close(promise: nil)
             return
@@ -119,7 +118,7 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     static func classify(_ error: any Error, certificateSent: Bool, caDirectory: String?) -> (TLSEvent.Outcome, String)
     {
         let text = "\(error)"
-        let codes = reasonCodes(text)
+        let codes = (error as? TLSHandlerError)?.reasons ?? []
         let said = codes.isEmpty ? "" : " (\(codes.joined(separator: ", ")))"
         let upper = text.uppercased()
         let refusals = [
@@ -129,7 +128,7 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if refusals.contains(where: { upper.contains($0) }) {
             return (.rejected, "the client refused rangetap's certificate\(said). \(trustHint(caDirectory))")
         }
-        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+        if let tls = error as? TLSHandlerError, tls == .uncleanShutdown {
             return (
                 .rejected,
                 "the client closed the connection during the TLS handshake: it may not trust rangetap's CA, or pin the server's certificate. \(trustHint(caDirectory))"
@@ -151,18 +150,6 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         )
     }
 
-    /// BoringSSL's reason codes in an error's text (`…:OPENSSL_internal:WRONG_VERSION_NUMBER at …`).
-    static func reasonCodes(_ text: String) -> [String] {
-        var out: [String] = []
-        var rest = Substring(text)
-        while let r = rest.range(of: "OPENSSL_internal:") {
-            let tail = rest[r.upperBound...]
-            let code = tail.prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
-            if !code.isEmpty && !out.contains(String(code)) { out.append(String(code)) }
-            rest = tail
-        }
-        return out
-    }
 
     /// What to do about a client that does not accept the minted certificate.
     static func trustHint(_ caDirectory: String?) -> String {
@@ -171,14 +158,6 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             "Make the client trust rangetap's CA\(where_): see `rangetap ca info`; for a client that pins certificates, pass --no-intercept HOST."
     }
 
-    static func name(_ version: TLSVersion) -> String {
-        switch version {
-        case .tlsv1: "TLSv1.0"
-        case .tlsv11: "TLSv1.1"
-        case .tlsv12: "TLSv1.2"
-        case .tlsv13: "TLSv1.3"
-        }
-    }
 }
 
 @available(*, unavailable)

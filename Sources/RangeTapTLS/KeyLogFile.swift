@@ -1,4 +1,3 @@
-import NIOCore
 import RangeTapSystem
 
 /// A TLS key log in NSS's format (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>` …, one
@@ -23,9 +22,11 @@ public final class KeyLogFile: Sendable {
 
     deinit { System.close(fd) }
 
-    /// Appends one line as NIOSSL hands it over (its newline included). A failed write loses
-    /// that line only: the handshake it belongs to goes on.
-    public func append(_ line: ByteBuffer) {
-        line.withUnsafeReadableBytes { raw in try? System.writeAll(fd, raw) }
+    /// Appends one line as libssl hands it over, with a newline, in one write. A failed write
+    /// loses that line only: the handshake it belongs to goes on.
+    public func append(line: UnsafePointer<CChar>) {
+        var bytes = Array(String(cString: line).utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.withUnsafeBytes { raw in try? System.writeAll(fd, raw) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOSSL
 import Synchronization
 
 /// Leaf certificates for intercepted hosts, signed by a ``CertificateAuthority`` and kept in
@@ -13,17 +12,17 @@ public final class LeafCertificates: Sendable {
     static let cacheLimit = 10_000
 
     private struct Leaf {
-        var certificate: NIOSSLCertificate
+        var certificate: [UInt8]
         var minted: Date
     }
 
     /// The CA that signs the leaves.
     public let authority: CertificateAuthority
     private let leafKey: LibcryptoKey
-    /// The leaf key for NIOSSL.
-    let privateKey: NIOSSLPrivateKey
-    /// The CA certificate for NIOSSL, sent after the leaf.
-    let caCertificate: NIOSSLCertificate
+    /// The leaf key, as PEM text for libssl.
+    let privateKeyPEM: String
+    /// The CA certificate's DER bytes, sent after the leaf.
+    let caCertificate: [UInt8]
     private let leaves = Mutex<[String: Leaf]>([:])
     private let mintCount = Atomic<Int>(0)
 
@@ -36,30 +35,24 @@ public final class LeafCertificates: Sendable {
             throw .minting(host: "*", "\(error)")
         }
         do {
-            privateKey = try NIOSSLPrivateKey(bytes: Array(try leafKey.pem().utf8), format: .pem)
-            caCertificate = try NIOSSLCertificate(bytes: Array(authority.certificatePEM.utf8), format: .pem)
+            privateKeyPEM = try leafKey.pem()
+            caCertificate = try authority.certificate.der()
         } catch {
-            throw .minting(host: "*", "NIOSSL refused the key or CA certificate: \(error)")
+            throw .minting(host: "*", "cannot encode the leaf key or CA certificate: \(error)")
         }
     }
 
     /// Leaves minted so far (the cache's misses).
     public var minted: Int { mintCount.load(ordering: .relaxed) }
 
-    /// The leaf for `host` (a name or an IP literal, IPv6 with or without brackets), from the
-    /// cache when one younger than half its validity is there.
-    public func certificate(for host: String, now: Date = Date()) throws(TLSError) -> NIOSSLCertificate {
+    /// The DER bytes of the leaf for `host` (a name or an IP literal, IPv6 with or without
+    /// brackets), from the cache when one younger than half its validity is there.
+    public func certificate(for host: String, now: Date = Date()) throws(TLSError) -> [UInt8] {
         let key = Self.normalize(host)
         if let leaf = leaves.withLock({ $0[key] }), now.timeIntervalSince(leaf.minted) < Self.validity / 2 {
             return leaf.certificate
         }
-        let der = try mint(key, now: now)
-        let certificate: NIOSSLCertificate
-        do {
-            certificate = try NIOSSLCertificate(bytes: der, format: .der)
-        } catch {
-            throw .minting(host: key, "NIOSSL refused the certificate: \(error)")
-        }
+        let certificate = try mint(key, now: now)
         mintCount.add(1, ordering: .relaxed)
         leaves.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }

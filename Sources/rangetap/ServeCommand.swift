@@ -3,7 +3,6 @@ import Foundation
 import RangeTapCore
 import RangeTapReplay
 import RangeTapTLS
-import NIOSSL
 
 /// `rangetap serve`: a capture as an HTTP origin.
 struct ServeCommand: AsyncParsableCommand {
@@ -126,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server: FixtureServer
         let port: Int
-        var context: NIOSSLContext?
+        var context: TLSContext?
         var authority: CertificateAuthority?
         if tls {
             do {

@@ -2,16 +2,15 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
-import NIOSSL
 import RangeTapCore
 import RangeTapTLS
 import RangeTapTestSupport
 import Testing
 
-/// `TLSWriteBudget` above a real `NIOSSLServerHandler` on `EmbeddedChannel`s, a real NIOSSL
-/// client decrypting: what leaves the TLS handler at each flush (the ciphertext its outbound
-/// buffer had to hold) stays within 32 KiB for the write patterns rangetap makes, and every byte
-/// arrives in order.
+/// `TLSWriteBudget` above a server `TLSHandler` on `EmbeddedChannel`s, a libssl client
+/// decrypting: what leaves the TLS handler at each flush (the ciphertext buffer it encrypted the
+/// flush into) stays within 32 KiB for the write patterns rangetap makes, and every byte arrives
+/// in order.
 @Suite(.timeLimit(.minutes(1))) struct TLSWriteBudgetTests {
     struct Rig {
         let server = EmbeddedChannel()
@@ -19,20 +18,21 @@ import Testing
         let budget: TLSWriteBudget?
     }
 
-    func rig(budget: Bool, maximumVersion: TLSVersion) throws -> Rig {
+    /// TLS 1.2 and 1.3, as `TLSHandler.negotiatedVersion` numbers them.
+    static let versions: [UInt16] = [0x0303, 0x0304]
+
+    func rig(budget: Bool, maximumVersion: UInt16) throws -> Rig {
         let dir = Paths.temporaryDirectory("tls-budget")
         let ca = try CertificateAuthority.create(in: dir + "/ca")
         let contexts = InterceptContexts(leaves: try LeafCertificates(authority: ca))
         let r = Rig(budget: budget ? TLSWriteBudget() : nil)
         try r.server.pipeline.syncOperations.addHandler(
-            NIOSSLServerHandler(context: try contexts.context(for: "media.example.com")))
+            TLSHandler(context: try contexts.context(for: "media.example.com"), role: .server))
         if let b = r.budget { try r.server.pipeline.syncOperations.addHandler(b) }
-        var config = TLSConfiguration.makeClientConfiguration()
-        config.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.certificatePath))
-        config.maximumTLSVersion = maximumVersion
+        let client = try TLSContext.client(
+            verify: true, extraCAFile: ca.certificatePath, maximumVersion: maximumVersion)
         try r.client.pipeline.syncOperations.addHandler(
-            try NIOSSLClientHandler(
-                context: try NIOSSLContext(configuration: config), serverHostname: "media.example.com"))
+            TLSHandler(context: client, role: .client(serverName: "media.example.com")))
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: 443)
         r.server.connect(to: address, promise: nil)
         r.client.connect(to: address, promise: nil)
@@ -98,8 +98,8 @@ import Testing
         [1, 1, 32 * 1024 - 3, 1],
     ]
 
-    @Test(arguments: [TLSVersion.tlsv12, .tlsv13])
-    func noFlushOutgrowsThirtyTwoKiBAndEveryByteArrivesInOrder(version: TLSVersion) throws {
+    @Test(arguments: Self.versions)
+    func noFlushOutgrowsThirtyTwoKiBAndEveryByteArrivesInOrder(version: UInt16) throws {
         let r = try rig(budget: true, maximumVersion: version)
         for sizes in Self.patterns {
             let (writes, sent, ok) = try send(r, sizes: sizes)
@@ -113,13 +113,13 @@ import Testing
         #expect((r.budget?.addedFlushes ?? 0) > 30)
     }
 
-    /// HTTP/2's narrowed budget, one record a flush: no flush outgrows NIOSSL's initial 16 KiB
-    /// outbound buffer, whatever is written, and the flushes stay full: 40 frames of 16 KiB (each
+    /// HTTP/2's narrowed budget, one record a flush: no flush outgrows 16 KiB, whatever is
+    /// written, and the flushes stay full: 40 frames of 16 KiB (each
     /// a 9-byte header and its payload, then cut by the budget) take about as many flushes as
     /// their ciphertext needs at 15,872 bytes a flush (44 for 42), not one per write; writes of
     /// 32 KiB take three each (the budget flushes rather than cut off a sliver).
-    @Test(arguments: [TLSVersion.tlsv12, .tlsv13])
-    func aNarrowedBudgetKeepsEveryFlushWithinSixteenKiB(version: TLSVersion) throws {
+    @Test(arguments: Self.versions)
+    func aNarrowedBudgetKeepsEveryFlushWithinSixteenKiB(version: UInt16) throws {
         let r = try rig(budget: true, maximumVersion: version)
         let budget = try #require(r.budget)
         budget.narrow(to: TLSWriteBudget.oneRecordCapacity)
@@ -139,10 +139,10 @@ import Testing
         }
     }
 
-    /// Without the budget one flush carries the whole round: what NIOSSL's outbound buffer then
-    /// keeps for the connection's life.
+    /// Without the budget one flush carries the whole round: one buffer of its ciphertext, held
+    /// beside the plaintext until the socket takes it.
     @Test func withoutTheBudgetOneFlushCarriesTheWholeRound() throws {
-        let r = try rig(budget: false, maximumVersion: .tlsv13)
+        let r = try rig(budget: false, maximumVersion: 0x0304)
         let (writes, sent, _) = try send(r, sizes: [256 * 1024])
         #expect(writes.max() ?? 0 > 256 * 1024)
         #expect(try received(r) == sent)

@@ -1,6 +1,5 @@
 import NIOCore
 import NIOEmbedded
-import NIOSSL
 import RangeTapCore
 @testable import RangeTapProxy
 import RangeTapTestSupport
@@ -10,8 +9,8 @@ import Testing
 /// `TunnelStarter` on an `EmbeddedChannel`: a CONNECT to an intercepted host is answered 200,
 /// TLS with a leaf minted for the host takes the place of the plain HTTP handlers, and a request
 /// inside becomes an exchange with an `https://` URL whose upstream half is scripted
-/// (``ScriptedUpstream``); a CONNECT target that is no host:port is refused. A real NIOSSL
-/// client trusting rangetap's CA is the other end; bytes are moved by hand.
+/// (``ScriptedUpstream``); a CONNECT target that is no host:port is refused. A libssl
+/// client (`TLSHandler`) trusting rangetap's CA is the other end; bytes are moved by hand.
 @Suite struct TunnelStarterEmbeddedTests {
     let upstream = ScriptedUpstream()
     let log = CaptureLog()
@@ -56,8 +55,7 @@ import Testing
             }
             while let b = try server.readOutbound(as: ByteBuffer.self) {
                 moved = true
-                // NIOSSL on the server side flushes an empty write now and then: no bytes to move
-                // (fed to the client's TLS, an empty read is an error).
+                // An empty write (a flush with nothing encrypted): no bytes to move.
                 if b.readableBytes > 0 { try client.writeInbound(b) }
             }
             if !moved { return }
@@ -70,11 +68,10 @@ import Testing
             ByteBuffer(string: "CONNECT media.example.com:443 HTTP/1.1\r\nHost: media.example.com:443\r\n\r\n"))
         server.embeddedEventLoop.run()
         #expect(try serverText() == "HTTP/1.1 200 Connection Established\r\n\r\n")
-        // The client's TLS, trusting rangetap's CA only, verifying the host's name.
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.certificatePath))
+        // The client's TLS, trusting rangetap's CA (and the system's), verifying the host's name.
+        let tls = try TLSContext.client(verify: true, extraCAFile: ca.certificatePath)
         try client.pipeline.syncOperations.addHandler(
-            try NIOSSLClientHandler(context: NIOSSLContext(configuration: tls), serverHostname: "media.example.com"))
+            TLSHandler(context: tls, role: .client(serverName: "media.example.com")))
         try client.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
         try pump()
         client.writeAndFlush(

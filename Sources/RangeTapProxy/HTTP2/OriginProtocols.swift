@@ -1,8 +1,8 @@
 import NIOCore
 import NIOPosix
-import NIOSSL
 import NIOTLS
 import RangeTapCore
+import RangeTapTLS
 import Synchronization
 
 /// What one TLS handshake with an https origin shows before rangetap answers a client's
@@ -26,23 +26,16 @@ final class OriginProtocols: Sendable {
     }
 
     private let known = Mutex<[String: Bool]>([:])
-    private let context: NIOSSLContext?
+    private let context: TLSContext?
     /// Whether the probe verifies the origin (not under `--insecure`).
     let verifies: Bool
 
     /// A prober that verifies the origin unless `insecure`, trusting the system's CAs and those
     /// in `extraCAFile` (`--upstream-cacert`).
     init(insecure: Bool = false, extraCAFile: String? = nil) {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.applicationProtocols = ["h2", "http/1.1"]
         verifies = !insecure
-        if insecure {
-            configuration.certificateVerification = .none
-        } else {
-            configuration.certificateVerification = .fullVerification
-            if let extraCAFile { configuration.additionalTrustRoots = [.file(extraCAFile)] }
-        }
-        context = try? NIOSSLContext(configuration: configuration)
+        context = try? TLSContext.client(
+            verify: !insecure, extraCAFile: insecure ? nil : extraCAFile, applicationProtocols: ["h2", "http/1.1"])
     }
 
     /// The answer already learned for `host:port`, if any.
@@ -56,13 +49,12 @@ final class OriginProtocols: Sendable {
         if let answer = cached(host: host, port: port) { return loop.makeSucceededFuture(Probe(http2: answer)) }
         guard let context else { return loop.makeSucceededFuture(Probe(http2: false)) }
         let promise = loop.makePromise(of: Bool.self)
-        let serverName = IPAddressLiteral(host) != nil ? nil : host
         ClientBootstrap(group: loop)
             .connectTimeout(Self.timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: serverName))
+                        TLSHandler(context: context, role: .client(serverName: host)))
                     try channel.pipeline.syncOperations.addHandler(ALPNAnswer(promise: promise))
                 }
             }
@@ -91,13 +83,12 @@ final class OriginProtocols: Sendable {
     /// What a failed handshake says, when it failed on the origin's certificate (its chain, or
     /// the name in it); nil for any other failure.
     static func verificationFailure(_ error: any Error) -> String? {
-        if let extra = error as? NIOSSLExtraError {
-            return "its certificate does not name it (\(extra))"
-        }
-        let text = "\(error)"
-        guard text.contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
-        return
-            "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(TLSSessionHandler.reasonCodes(text).joined(separator: ", ")))"
+        guard case .handshakeFailed(let reasons, let verification, let nameMismatch)? = error as? TLSHandlerError,
+            let verification
+        else { return nil }
+        if nameMismatch { return "its certificate does not name it (\(verification))" }
+        let codes = reasons.isEmpty ? "" : ", " + reasons.joined(separator: ", ")
+        return "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(verification)\(codes))"
     }
 }
 

@@ -1,7 +1,6 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import RangeTapCore
 import RangeTapTLS
 import Synchronization
@@ -71,7 +70,7 @@ public final class FixtureServer: Sendable {
     private let clients = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let boundPort = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
-    private let tls: NIOSSLContext?
+    private let tls: TLSContext?
     private let log: RequestLog?
 
     /// Reads the capture at `capturePath`; nothing listens until ``start()``. `port` 0 picks a
@@ -83,7 +82,7 @@ public final class FixtureServer: Sendable {
     /// by default).
     public init(
         capturePath: String, mode: Mode = .faithful, host: String = "127.0.0.1", port: Int = 0, speed: Double = 1,
-        tls: NIOSSLContext? = nil, matching: Matching = .hostAndPath, logsRequests: Bool = false,
+        tls: TLSContext? = nil, matching: Matching = .hostAndPath, logsRequests: Bool = false,
         lineSink: (@Sendable (String) -> Void)? = nil
     ) throws {
         self.tls = tls

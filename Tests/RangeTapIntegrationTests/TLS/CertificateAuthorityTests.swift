@@ -54,7 +54,7 @@ import Testing
         let leaves = try LeafCertificates(authority: ca)
         let leaf = try leaves.certificate(for: host)
         let pem = dir + "/leaf.pem"
-        try Data(try leaf.toDERBytes()).write(to: URL(fileURLWithPath: dir + "/leaf.der"))
+        try Data(leaf).write(to: URL(fileURLWithPath: dir + "/leaf.der"))
         #expect(try openssl(["x509", "-inform", "DER", "-in", dir + "/leaf.der", "-out", pem]).status == 0)
         let check = host.contains(".") && !host.first!.isNumber ? ["-verify_hostname", host] : ["-verify_ip", host]
         let verify = try openssl(["verify", "-CAfile", ca.certificatePath, "-purpose", "sslserver"] + check + [pem])

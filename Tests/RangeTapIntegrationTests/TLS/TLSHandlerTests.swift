@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
-import NIOSSL
 @testable import RangeTapProxy
 import RangeTapCore
 import RangeTapCurl
@@ -9,8 +8,9 @@ import RangeTapTLS
 import RangeTapTestSupport
 import Testing
 
-/// The intercepting handlers on `EmbeddedChannel`s, no sockets: a real NIOSSL client talks to
-/// `TLSHelloTap` → `NIOSSLServerHandler` → `TLSSessionHandler`, bytes pumped by hand, and the
+/// The intercepting handlers on `EmbeddedChannel`s, no sockets: a libssl client (`TLSHandler` in
+/// the client role) talks to `TLSHelloTap` → `TLSHandler` → `TLSSessionHandler`, bytes pumped by
+/// hand, and the
 /// `tls` event each handshake leaves in the capture is checked.
 @Suite(.timeLimit(.minutes(1))) struct TLSHandlerTests {
     struct Rig {
@@ -58,21 +58,15 @@ import Testing
         let hello = TLSHelloTap()
         try r.server.pipeline.syncOperations.addHandler(hello)
         try r.server.pipeline.syncOperations.addHandler(
-            NIOSSLServerHandler(context: try contexts.context(for: "media.example.com")))
+            TLSHandler(context: try contexts.context(for: "media.example.com"), role: .server))
         try r.server.pipeline.syncOperations.addHandler(
             TLSSessionHandler(
                 shared: shared, hello: hello, connection: 1, exchange: 1, authority: "media.example.com:443",
                 timeout: nil))
-        var clientConfig = TLSConfiguration.makeClientConfiguration()
-        clientConfig.applicationProtocols = alpn
-        if trustRangetap {
-            clientConfig.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.certificatePath))
-        } else {
-            clientConfig.trustRoots = .certificates([])
-        }
-        let clientContext = try NIOSSLContext(configuration: clientConfig)
-        try r.client.pipeline.syncOperations.addHandler(
-            try NIOSSLClientHandler(context: clientContext, serverHostname: sni))
+        // Not trusting rangetap: the system's CAs only, which do not hold it.
+        let clientContext = try TLSContext.client(
+            verify: true, extraCAFile: trustRangetap ? ca.certificatePath : nil, applicationProtocols: alpn)
+        try r.client.pipeline.syncOperations.addHandler(TLSHandler(context: clientContext, role: .client(serverName: sni)))
         return r
     }
 
@@ -143,18 +137,21 @@ import Testing
     }
 
     @Test func failuresAreClassified() {
-        let cert = TLSSessionHandler.classify(
-            NIOSSLError.handshakeFailed(.sslError([])), certificateSent: true, caDirectory: "/x")
+        let none = TLSHandlerError.handshakeFailed(reasons: [], verification: nil, nameMismatch: false)
+        let cert = TLSSessionHandler.classify(none, certificateSent: true, caDirectory: "/x")
         #expect(cert.0 == .rejected && cert.1.contains("/x/rangetap-ca.pem"))
-        let early = TLSSessionHandler.classify(
-            NIOSSLError.handshakeFailed(.sslError([])), certificateSent: false, caDirectory: nil)
-        #expect(early.0 == .failed)
+        #expect(TLSSessionHandler.classify(none, certificateSent: false, caDirectory: nil).0 == .failed)
         #expect(
-            TLSSessionHandler.classify(NIOSSLError.uncleanShutdown, certificateSent: false, caDirectory: nil).0
+            TLSSessionHandler.classify(TLSHandlerError.uncleanShutdown, certificateSent: false, caDirectory: nil).0
                 == .rejected)
-        #expect(
-            TLSSessionHandler.reasonCodes(
-                "a:OPENSSL_internal:WRONG_VERSION_NUMBER at x, b:OPENSSL_internal:WRONG_VERSION_NUMBER at y, c:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at z"
-            ) == ["WRONG_VERSION_NUMBER", "TLSV1_ALERT_UNKNOWN_CA"])
+        // The client's alert names the refusal; a client that speaks no TLS is a failure, not a refusal.
+        let alert = TLSHandlerError.handshakeFailed(
+            reasons: ["TLSV1_ALERT_UNKNOWN_CA"], verification: nil, nameMismatch: false)
+        let refused = TLSSessionHandler.classify(alert, certificateSent: true, caDirectory: nil)
+        #expect(refused.0 == .rejected && refused.1.contains("(TLSV1_ALERT_UNKNOWN_CA)"))
+        let plain = TLSHandlerError.handshakeFailed(
+            reasons: ["WRONG_VERSION_NUMBER"], verification: nil, nameMismatch: false)
+        let notTLS = TLSSessionHandler.classify(plain, certificateSent: true, caDirectory: nil)
+        #expect(notTLS.0 == .failed && notTLS.1.contains("(WRONG_VERSION_NUMBER)"))
     }
 }
