@@ -39,8 +39,8 @@ void *cmalloc_mapped_realloc(void *ptr, size_t old_size, size_t new_size) {
     unsigned char *block = (unsigned char *)ptr - HEADER;
     size_t length = *(size_t *)block;
     if (length == 0) {
-        /* A block from malloc stays there as it grows: what grows is a buffer in use (NIOSSL's
-           outbound buffer reaching the 32 KiB a full record takes), touched as it is written. */
+        /* A block from malloc stays there as it grows: what grows is a buffer in use, touched as
+           it is written. */
         return realloc_malloced(ptr, new_size);
     }
     if (new_size >= THRESHOLD) {

@@ -150,7 +150,6 @@ final class TLSSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         )
     }
 
-
     /// What to do about a client that does not accept the minted certificate.
     static func trustHint(_ caDirectory: String?) -> String {
         let where_ = caDirectory.map { " (\($0)/\(CertificateAuthority.certificateFileName))" } ?? ""

@@ -32,23 +32,32 @@ public final class InterceptContexts: Sendable {
         let key = LeafCertificates.normalize(host)
         let cacheKey = http2 ? key + " h2" : key
         if let existing = contexts.withLock({ $0[cacheKey] }) { return existing }
-        let leaves = self.leaves
-        // TLS 1.0 and 1.1 (RFC 8996 deprecates them) are refused even when the origin would take
-        // them (TLSContext.server asks for 1.2 or later): a client that cannot do 1.2 fails its
-        // handshake with rangetap, where a capture of it would show a session weaker than any
-        // origin worth debugging offers today.
-        let context = try TLSContext.server(
-            leaf: try leaves.certificate(for: key), chain: leaves.caCertificate, keyPEM: leaves.privateKeyPEM,
-            applicationProtocols: Self.applicationProtocols(http2: http2), keyLog: keyLog,
-            chooseByServerName: { [weak self] sni in
-                guard let self, LeafCertificates.normalize(sni) != key else { return nil }
-                return try self.context(for: sni, http2: http2)
-            })
+        let context = try Self.make(key: key, http2: http2, leaves: leaves, keyLog: keyLog, owner: self)
         return contexts.withLock { cache in
             if let raced = cache[cacheKey] { return raced }
             if cache.count >= LeafCertificates.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[cacheKey] = context
             return context
         }
+    }
+
+    /// A new context for `key`. Its SNI callback asks `owner` (and its cache) for the context of
+    /// another host; once `owner` is gone (a caller that kept only the context), it makes one.
+    private static func make(
+        key: String, http2: Bool, leaves: LeafCertificates, keyLog: KeyLogFile?, owner: InterceptContexts?
+    ) throws(TLSError) -> TLSContext {
+        // TLS 1.0 and 1.1 (RFC 8996 deprecates them) are refused even when the origin would take
+        // them (TLSContext.server asks for 1.2 or later): a client that cannot do 1.2 fails its
+        // handshake with rangetap, where a capture of it would show a session weaker than any
+        // origin worth debugging offers today.
+        try TLSContext.server(
+            leaf: try leaves.certificate(for: key), chain: leaves.caCertificate, keyPEM: leaves.privateKeyPEM,
+            applicationProtocols: applicationProtocols(http2: http2), keyLog: keyLog,
+            chooseByServerName: { [weak owner] sni in
+                let other = LeafCertificates.normalize(sni)
+                guard other != key else { return nil }
+                if let owner { return try owner.context(for: other, http2: http2) }
+                return try make(key: other, http2: http2, leaves: leaves, keyLog: keyLog, owner: nil)
+            })
     }
 }

@@ -1,27 +1,23 @@
 import NIOCore
 
-/// Sits right above `NIOSSLServerHandler` and flushes it before the ciphertext of what is
+/// Sits right above the server ``TLSHandler`` and flushes it before the ciphertext of what is
 /// waiting would outgrow ``capacity``, splitting a larger write into slices of the same storage
 /// (no copy), so one flush never encrypts more than that.
 ///
 /// Used wherever rangetap terminates TLS: intercepted tunnels and `serve --tls`.
 ///
-/// Why: `NIOSSLHandler` (swift-nio-ssl 2.37) encrypts everything written since the last flush
-/// into one outbound buffer and keeps that buffer, at the largest size it ever reached, for as
-/// long as the connection lives (its `maximumPreservedOutboundBufferCapacity` setting is not
-/// passed on in that version). A 256 KiB round flushed at once left every intercepted connection
-/// that had carried a large body holding about 300 KiB while idle; with the budget the buffer
-/// stays at 32 KiB, the size it reaches anyway for one full record (docs/https.md, "Memory of an
-/// idle connection").
+/// Why: `TLSHandler` encrypts everything written since the last flush into one buffer, which
+/// lives until the socket has taken it. A 256 KiB round flushed at once would hold 256 KiB of
+/// ciphertext beside its plaintext for as long as a slow client takes to read it; with the
+/// budget a connection has at most 32 KiB of ciphertext in flight (docs/https.md, "Memory of an
+/// idle connection"). Under swift-nio-ssl, which kept its outbound buffer at the largest size it
+/// ever reached for the connection's life, the budget is also what kept idle connections small.
 ///
 /// Each write becomes at least one TLS record of its own (one `SSL_write` per write), so the
 /// ciphertext of a write is counted as its bytes plus ``recordOverhead`` per record of up to
 /// 16 KiB: HTTP/2's 9-byte frame headers are records too.
 ///
-/// What it costs: a `write(2)` per 31 KiB rather than per round, about 5 % of a single bulk TLS
-/// transfer's throughput (docs/https.md). Keeping the added flushes from the socket (tried) saved
-/// the syscalls but not the CPU: NIOSSL then needs a fresh buffer for each flush, as the socket
-/// still holds the last one.
+/// What it costs: a `write(2)` per 31 KiB rather than per round (docs/https.md).
 ///
 /// The promise of a split write goes with its last slice; the writes reach TLS in order, so it
 /// completes once all of them are on the socket. Event loop only.
@@ -29,12 +25,10 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
     public typealias OutboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
 
-    /// The outbound buffer's size to stay within: `NIOSSLHandler`'s starts at 16 KiB and grows by
-    /// doubling, and a single full record (16 KiB and its framing) takes it to 32 KiB.
+    /// The ciphertext a flush may make, with what TLS itself adds: two full records' worth.
     public static let outboundBufferSize = 32 * 1024
-    /// The ciphertext of application data one flush may make: the buffer less 1 KiB for what TLS
-    /// itself adds to a flush (a TLS 1.3 server's session tickets go out with the first
-    /// application data, about 400 bytes with BoringSSL).
+    /// The ciphertext of application data one flush may make: ``outboundBufferSize`` less 1 KiB
+    /// for what TLS itself may add to a flush (a key update, an alert).
     public static let defaultCapacity = outboundBufferSize - 1024
     /// The most framing a record adds: TLS 1.2 with AES-GCM (5-byte header, 8-byte explicit
     /// nonce, 16-byte tag); TLS 1.3 adds 22.
@@ -43,9 +37,9 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
     public static let recordSize = 16 * 1024
 
     /// The ciphertext of application data one flush may make when every flush is to stay within
-    /// NIOSSL's initial 16 KiB outbound buffer: one record less 512 bytes of room for what TLS adds
-    /// (a TLS 1.3 server's session tickets). HTTP/2 tunnels use it (``narrow(to:)``): a write per
-    /// 16 KiB rather than per 31 KiB, for 16 KiB less per idle connection after large bodies.
+    /// 16 KiB: one record less 512 bytes of room for what TLS adds. HTTP/2 tunnels use it
+    /// (``narrow(to:)``): a write per 16 KiB rather than per 31 KiB, for at most 16 KiB of
+    /// ciphertext in flight per connection.
     public static let oneRecordCapacity = recordSize - 512
 
     /// The ciphertext one flush may make.
@@ -62,8 +56,7 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
     }
 
     /// Lowers the budget from the next write on (the next write flushes what waits first if that
-    /// no longer fits). A budget only narrows: NIOSSL's outbound buffer keeps the largest size it
-    /// reached. Event loop only.
+    /// no longer fits). A budget only narrows. Event loop only.
     public func narrow(to newCapacity: Int) {
         precondition(newCapacity > 2 * Self.recordOverhead, "a TLS write budget must hold a record")
         capacity = min(capacity, newCapacity)

@@ -4,11 +4,11 @@ import NIOCore
 /// buffers of their own size, copied out of the buffer they arrived in.
 ///
 /// Why: the HTTP/2 frame decoder keeps the last buffer it was given, empty or not, until the next
-/// read. Under TLS that buffer is `NIOSSLHandler`'s 32 KiB plaintext buffer, which NIOSSL then
-/// finds shared and replaces with a new one on its next read: every read of an HTTP/2 client
-/// allocated 32 KiB, and every idle connection held two such buffers. A client's reads on an
-/// HTTP/2 connection are small (requests, `WINDOW_UPDATE`s, `PING`s), so the copy costs less
-/// than the allocation it saves; larger reads (uploads) pass through as they are.
+/// read, and on a plain (h2c) connection that is NIO's read buffer, sized for the largest reads.
+/// (Under swift-nio-ssl it was a 32 KiB plaintext buffer per read; `TLSHandler` hands up buffers
+/// the size of the read, so under TLS the copy now saves little.) A client's reads on an HTTP/2
+/// connection are small (requests, `WINDOW_UPDATE`s, `PING`s), so the copy costs less than the
+/// memory it frees; larger reads (uploads) pass through as they are.
 /// (docs/https.md, "Memory of an idle connection".) Event loop only.
 final class H2ReadCopier: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer

@@ -88,7 +88,8 @@ final class OriginProtocols: Sendable {
         else { return nil }
         if nameMismatch { return "its certificate does not name it (\(verification))" }
         let codes = reasons.isEmpty ? "" : ", " + reasons.joined(separator: ", ")
-        return "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(verification)\(codes))"
+        return
+            "its certificate chain does not verify against the system's CAs or --upstream-cacert (\(verification)\(codes))"
     }
 }
 

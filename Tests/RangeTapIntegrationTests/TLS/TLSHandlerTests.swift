@@ -66,7 +66,8 @@ import Testing
         // Not trusting rangetap: the system's CAs only, which do not hold it.
         let clientContext = try TLSContext.client(
             verify: true, extraCAFile: trustRangetap ? ca.certificatePath : nil, applicationProtocols: alpn)
-        try r.client.pipeline.syncOperations.addHandler(TLSHandler(context: clientContext, role: .client(serverName: sni)))
+        try r.client.pipeline.syncOperations.addHandler(
+            TLSHandler(context: clientContext, role: .client(serverName: sni)))
         return r
     }
 
