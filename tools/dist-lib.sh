@@ -144,7 +144,7 @@ dist_share_files() {
 
 # --- the copyright file -------------------------------------------------------------------------
 # /usr/bin/rangetap is one executable with its Swift dependencies, the C code they vendor
-# (BoringSSL, llhttp) and the Swift runtime and Foundation linked in, so its copyright file has to
+# (llhttp) and the Swift runtime and Foundation linked in, so its copyright file has to
 # give each of their notices and licence texts (Debian policy 12.5; the Apache License's section
 # 4 for the NOTICE files). It is generated from the sources themselves whenever rangetap is packaged
 # or installed, so that it follows Package.resolved rather than a hand-kept list.
@@ -229,7 +229,7 @@ dist_licence_name() {
 
 
 # What marks a source file as under the Apache License 2.0 (Swift's "Licensed under Apache
-# License v2.0", BoringSSL's "Licensed under the Apache License, Version 2.0", SPDX lines).
+# License v2.0", "Licensed under the Apache License, Version 2.0", SPDX lines).
 DIST_APACHE_HEADER='Licensed under (?:the )?Apache License|SPDX-License-Identifier:\s*Apache-2\.0'
 
 # dist_pins RESOLVED: the pins of a Package.resolved, one "identity TAB location TAB version (or
@@ -261,11 +261,11 @@ dist_dep5_comment() {
 
 # dist_package_holders CHECKOUT: the copyright statements of a package: those in the headers of its
 # Apache-licensed sources (vendored code under other terms says so in its own headers and has a
-# paragraph of its own; so has BoringSSL) and those of its NOTICE.txt.
+# paragraph of its own) and those of its NOTICE.txt.
 dist_package_holders() {
   local co=$1 top="$1/Sources" holders notice=""
   [ -d "$top" ] || top=$co
-  holders=$(find "$top" -path "$co/Sources/CNIOBoringSSL" -prune -o -type f \
+  holders=$(find "$top" -type f \
     \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cpp' -o -name '*.S' \) -print0 \
     | dist_copyright_holders "$DIST_APACHE_HEADER")
   if [ -f "$co/NOTICE.txt" ]; then
@@ -306,46 +306,7 @@ dist_copyright_package() {
       sed '/./,$!d' "$co/NOTICE.txt"
     fi
   } | dist_dep5_comment
-  if [ -d "$co/Sources/CNIOBoringSSL" ]; then dist_copyright_boringssl "$id" "$co"; fi
   if [ -f "$co/Sources/CNIOLLHTTP/LICENSE" ]; then dist_copyright_llhttp "$id" "$co"; fi
-}
-
-# dist_copyright_boringssl ID CHECKOUT: BoringSSL, vendored by swift-nio-ssl in
-# Sources/CNIOBoringSSL. Its source headers carry the Apache License 2.0 (since BoringSSL's
-# relicensing; swift-nio-ssl's NOTICE.txt still describes the older ISC and OpenSSL terms, and is
-# quoted as it is) with the copyright lines of the OpenSSL Project Authors, the BoringSSL Authors
-# and others, which the paragraph quotes.
-dist_copyright_boringssl() {
-  local id=$1 co=$2 boring="$2/Sources/CNIOBoringSSL" holders total headed unheaded
-  local header='Licensed under (the )?Apache License|SPDX-License-Identifier: *Apache-2\.0'
-  find "$boring" -type f \( -name '*.c' -o -name '*.cc' -o -name '*.h' -o -name '*.inc' -o -name '*.S' \) -print0 \
-    | sort -z > "$work/boring"
-  holders=$(dist_copyright_holders "$DIST_APACHE_HEADER" < "$work/boring")
-  [ -n "$holders" ] || dist_die "no Apache License header in $boring: find out what BoringSSL's licence became before packaging"
-  total=$(tr -cd '\0' < "$work/boring" | wc -c)
-  headed=$( (xargs -0 grep -lE "$header" < "$work/boring" || true) | wc -l)
-  # Where the files without a licence header are (generated assembly, fiat-crypto's output, …),
-  # by directory.
-  unheaded=$( (xargs -0 grep -LE "$header" < "$work/boring" || true) | sed "s|^$boring/||" \
-    | awk -F/ '{ print (NF > 2 ? $1 "/" $2 "/" : $0) }' | sort -u | paste -sd' ' -)
-  used["Apache-2.0"]=1
-  echo
-  echo "Files: .build/checkouts/$(basename "$co")/Sources/CNIOBoringSSL/*"
-  dist_dep5_copyright "$holders"
-  echo "License: Apache-2.0"
-  {
-    echo "BoringSSL (https://boringssl.googlesource.com/boringssl), vendored by $id in"
-    echo "Sources/CNIOBoringSSL and linked in with it."
-    if [ -f "$boring/hash.txt" ]; then echo "Its hash.txt: $(cat "$boring/hash.txt")"; fi
-    echo "$headed of its $total C, C++ and assembly files carry the Apache License 2.0 header"
-    echo "(\"Licensed under the Apache License, Version 2.0\") and the copyright lines above;"
-    echo "those with no licence header are in: ${unheaded:-(none)}."
-    if [ -f "$co/NOTICE.txt" ] && grep -qi boringssl "$co/NOTICE.txt"; then
-      printf '\n%s\x27s NOTICE.txt says of it:\n\n' "$id"
-      perl -0777 -ne 'for (split /^-{3,}[ \t]*$/m) { print "$_\n" if /boringssl/i }' "$co/NOTICE.txt" \
-        | sed '/./,$!d' | cat -s
-    fi
-  } | dist_dep5_comment
 }
 
 # dist_copyright_llhttp ID CHECKOUT: llhttp, vendored by swift-nio in Sources/CNIOLLHTTP with its
@@ -502,8 +463,8 @@ dist_source_name() {
 # dist_copyright FILE: writes the machine-readable copyright file (copyright-format 1.0) of the
 # rangetap binary: rangetap itself (Files: *, the repository's LICENSE); every package pinned in
 # Package.resolved, from its checkout in .build/checkouts (its licence, its NOTICE.txt, the copyright
-# lines of its source headers) with the C code it vendors under other terms or holders (BoringSSL in
-# swift-nio-ssl, llhttp and cpp_magic.h in swift-nio); the Swift runtime, Foundation, libdispatch
+# lines of its source headers) with the C code it vendors under other terms or holders (llhttp and
+# cpp_magic.h in swift-nio); the Swift runtime, Foundation, libdispatch
 # and ICU from the toolchain of the swift on PATH; then one License paragraph with the full text of
 # each licence named. Runs `swift package resolve` when a checkout is missing, and fails when one
 # still is, or when a package's licence is none it knows: a dependency under another licence needs

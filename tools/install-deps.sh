@@ -4,7 +4,8 @@
 #
 # Usage: tools/install-deps.sh [--for test|demo]   (default: test)
 #   demo: the build and tools/demo.sh. libcurl4-openssl-dev: the upstream engine. libssl-dev:
-#         libcrypto (SHA-256, the CA and its leaf certificates; Sources/CLibcrypto). nginx-light,
+#         libcrypto (SHA-256, the CA and its leaf certificates; Sources/CLibcrypto) and libssl (TLS;
+#         Sources/CLibssl). nginx-light,
 #         python3: origins. curl, ffmpeg: clients. openssl: the demo's HTTPS origin certificate.
 #   test: that, plus what only tools/test.sh uses: chromium (tools/check-html.sh renders the HTML
 #         report; ChromiumSeekParityTests plays a video through the proxy), libnss3-tools (certutil:
