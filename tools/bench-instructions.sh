@@ -16,11 +16,17 @@
 # (callgrind's Ir, every thread) per request, their difference (what the connection's accept,
 # set-up and close cost), and the candidate/baseline ratio.
 #
+# BENCH_SCHEME=https: the same over TLS. nginx serves the file over HTTPS (a test CA made for the
+# run), curl reaches it through an intercepted CONNECT (`--ca-dir`, `--upstream-cacert`): a fresh
+# connection is then a CONNECT and a TLS handshake with rangetap (the leaf minted during the
+# warm-up), a kept-alive one a GET inside one tunnel; what is counted includes the encryption of
+# each response's 16 KiB.
+#
 # Under callgrind the CPU has no SHA extensions, so SHA-256 takes its AVX path (about half of a
 # request's instructions at 16 KiB): compare builds with it, not with a real CPU's profile. Runs
 # are repeatable to about 0.2 %; each binary is run BENCH_ROUNDS times and the median printed.
 #
-# Knobs: BENCH_ROUNDS (1), BENCH_KEEP_TMP=1, BENCH_TMPDIR. Needs valgrind, nginx, curl, python3,
+# Knobs: BENCH_ROUNDS (1), BENCH_SCHEME (http or https), BENCH_KEEP_TMP=1, BENCH_TMPDIR. Needs valgrind, nginx, curl, python3,
 # binutils, gcc (installed with apt-get when missing, as root). Exit 0, or 2 when it cannot run.
 set -euo pipefail
 # shellcheck source=tools/bench-lib.sh
@@ -28,8 +34,9 @@ set -euo pipefail
 bench_script bench-instructions
 
 ab_binaries "tools/bench-instructions.sh BASELINE_BIN [CANDIDATE_BIN]" "$@"
-N=100 WARMUP=30 ROUNDS=${BENCH_ROUNDS:-1}
+N=100 WARMUP=30 ROUNDS=${BENCH_ROUNDS:-1} SCHEME=${BENCH_SCHEME:-http}
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 9 ]] || die "BENCH_ROUNDS must be 1..9"
+[[ $SCHEME == http || $SCHEME == https ]] || die "BENCH_SCHEME must be http or https, not '$SCHEME'"
 need=()
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v objcopy >/dev/null 2>&1 || need+=(binutils)
@@ -38,10 +45,20 @@ need_origin_tools "${need[@]}"
 mkdir -p "$T/www"
 head -c 16384 /dev/urandom >"$T/www/16k.bin"
 ORIGIN=$(free_port)
-nginx_conf origin "$ORIGIN" "" ""
-start_nginx origin "$ORIGIN"
+servers="" RECORD_ARGS=() CURL_ARGS=()
 URL="http://127.0.0.1:$ORIGIN/16k.bin"
+if [[ $SCHEME == https ]]; then
+  TLS=$(free_port)
+  tls_origin
+  servers=$(tls_server "$TLS ssl")
+  URL="https://127.0.0.1:$TLS/16k.bin"
+  RECORD_ARGS=(--ca-dir "$T/rtca" --upstream-cacert "$ORIGIN_CA")
+  CURL_ARGS=(--http1.1 --cacert "$T/rtca/rangetap-ca.pem")
+fi
+nginx_conf origin "$ORIGIN" "$servers" ""
+start_nginx origin "$ORIGIN"
 
+[[ $SCHEME == http ]] || "${BINS[0]}" ca init --ca-dir "$T/rtca" >"$T/ca.log" 2>&1 || die "rangetap ca init failed: $(cat "$T/ca.log")"
 for i in "${!BINS[@]}"; do
   mkdir -p "$T/${NAMES[$i]}"
   valgrind_prepare "${BINS[$i]}" "$T/${NAMES[$i]}" || die "could not prepare ${BINS[$i]} for valgrind"
@@ -70,20 +87,20 @@ run() {
   port=$(free_port)
   rm -rf "$T/cap.rtap" "$T"/cg.out.*
   spawn "$T/record.log" env LD_PRELOAD="$T/$name/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file="$T/cg.out.%p" \
-    "$T/$name/rangetap" record --listen "127.0.0.1:$port" -o "$T/cap.rtap"
+    "$T/$name/rangetap" record --listen "127.0.0.1:$port" -o "$T/cap.rtap" "${RECORD_ARGS[@]}"
   pid=$SPAWNED
   listening "$port" "$pid" 300 || die "rangetap under valgrind did not listen: $(tail -n 5 "$T/record.log")"
-  for ((k = 0; k < WARMUP; k++)); do curl -s -o /dev/null -x "http://127.0.0.1:$port" "$URL"; done
+  for ((k = 0; k < WARMUP; k++)); do curl -s -o /dev/null "${CURL_ARGS[@]}" -x "http://127.0.0.1:$port" "$URL"; done
   sleep 0.5
   callgrind_control -z "$pid" >/dev/null 2>&1 || die "callgrind_control -z failed"
   for ((k = 0; k < N; k++)); do
-    [[ $(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$port" "$URL") == 200 ]] || die "a fresh-connection GET did not get 200"
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "${CURL_ARGS[@]}" -x "http://127.0.0.1:$port" "$URL") == 200 ]] || die "a fresh-connection GET did not get 200"
   done
   sleep 0.5
   fresh=$(dump "$pid" fresh)
   callgrind_control -z "$pid" >/dev/null 2>&1 || die "callgrind_control -z failed"
   for ((k = 0; k < N; k++)); do urls+=(-o /dev/null "$URL"); done
-  [[ $(curl -s -w '%{http_code}\n' -x "http://127.0.0.1:$port" "${urls[@]}" | grep -c '^200$') == "$N" ]] || die "a keep-alive GET did not get 200"
+  [[ $(curl -s -w '%{http_code}\n' "${CURL_ARGS[@]}" -x "http://127.0.0.1:$port" "${urls[@]}" | grep -c '^200$') == "$N" ]] || die "a keep-alive GET did not get 200"
   sleep 0.5
   keep=$(dump "$pid" keepalive)
   stop "$pid" INT 60
@@ -99,7 +116,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 
-echo "# bench-instructions: callgrind Ir per 16 KiB GET through record (forward proxy, bodies), $N requests per mode, median of $ROUNDS; valgrind $(valgrind --version | sed 's/valgrind-//')"
+echo "# bench-instructions: callgrind Ir per 16 KiB $SCHEME GET through record (forward proxy, bodies), $N requests per mode, median of $ROUNDS; valgrind $(valgrind --version | sed 's/valgrind-//')"
 for i in "${!BINS[@]}"; do echo "# ${NAMES[$i]}: ${BINS[$i]}"; done
 python3 - "$T/rows" "${NAMES[@]}" <<'PY'
 import statistics, sys

@@ -132,3 +132,7 @@ void cmalloc_pool_free(void *ptr) { cmalloc_pool_give(&shared_pool, ptr); }
 void *cmalloc_pool_realloc(void *ptr, size_t old_size, size_t new_size) {
     return cmalloc_pool_resize(&shared_pool, ptr, old_size, new_size);
 }
+
+void cmalloc_copy(void *dst, const void *src, size_t count) {
+    memcpy(dst, src, count);
+}

@@ -4,7 +4,7 @@ extension ChannelPipeline.SynchronousOperations {
     /// Adds TLS as rangetap terminates it: a server ``TLSHandler`` with `context`, and right
     /// above it the ``TLSWriteBudget`` that keeps each flush's ciphertext within 32 KiB.
     /// Intercepted tunnels and `serve --tls` both go through here, so no TLS connection is left
-    /// without it. Returns the budget, which HTTP/2 narrows once ALPN has chosen it.
+    /// without it. Returns the budget.
     @discardableResult
     public func addTLSServerHandlers(context: TLSContext) throws -> TLSWriteBudget {
         let budget = TLSWriteBudget()

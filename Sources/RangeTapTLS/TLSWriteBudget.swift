@@ -36,14 +36,8 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
     /// The largest plaintext of one record.
     public static let recordSize = 16 * 1024
 
-    /// The ciphertext of application data one flush may make when every flush is to stay within
-    /// 16 KiB: one record less 512 bytes of room for what TLS adds. HTTP/2 tunnels use it
-    /// (``narrow(to:)``): a write per 16 KiB rather than per 31 KiB, for at most 16 KiB of
-    /// ciphertext in flight per connection.
-    public static let oneRecordCapacity = recordSize - 512
-
     /// The ciphertext one flush may make.
-    public private(set) var capacity: Int
+    public let capacity: Int
     /// Ciphertext that what was written since the last flush will make, at most.
     private var pending = 0
     /// Flushes this handler added.
@@ -53,13 +47,6 @@ public final class TLSWriteBudget: ChannelOutboundHandler, RemovableChannelHandl
     public init(capacity: Int = TLSWriteBudget.defaultCapacity) {
         precondition(capacity > 2 * Self.recordOverhead, "a TLS write budget must hold a record")
         self.capacity = capacity
-    }
-
-    /// Lowers the budget from the next write on (the next write flushes what waits first if that
-    /// no longer fits). A budget only narrows. Event loop only.
-    public func narrow(to newCapacity: Int) {
-        precondition(newCapacity > 2 * Self.recordOverhead, "a TLS write budget must hold a record")
-        capacity = min(capacity, newCapacity)
     }
 
     /// The most ciphertext `bytes` of plaintext written at once make.

@@ -4,62 +4,11 @@ import NIOCore
 @testable import RangeTapProxy
 import Testing
 
-/// rangetap's two `ByteBufferAllocator`s (`Sources/CMalloc`): ``MappedBufferAllocator``, whose
-/// large buffers take pages only where they are written (seen with `mincore`), and
-/// ``RoundBufferPool``, which keeps freed rounds for reuse up to its cap (a pool of the test's own,
-/// so other tests' rounds do not count).
+/// rangetap's own `ByteBufferAllocator` (`Sources/CMalloc`): ``RoundBufferPool``, which keeps
+/// freed rounds for reuse up to its cap (a pool of the test's own, so other tests' rounds do not
+/// count).
 @Suite struct BufferAllocatorsTests {
     static let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-
-    /// The mapping a block of `capacity` bytes at `base` lives in: its 16-byte header and the
-    /// bytes, rounded up to whole pages.
-    static func residentPages(base: UnsafeRawPointer, capacity: Int) -> Int {
-        let start = UnsafeMutableRawPointer(mutating: base - 16)
-        let length = (capacity + 16 + page - 1) / page * page
-        var vector = [UInt8](repeating: 0, count: length / page)
-        let status = mincore(start, length, &vector)
-        #expect(status == 0, "mincore: errno \(errno)")
-        return vector.filter { $0 & 1 == 1 }.count
-    }
-
-    static func storageBase(_ buffer: ByteBuffer) -> UnsafeRawPointer {
-        buffer.withVeryUnsafeBytes { UnsafeRawPointer($0.baseAddress!) }
-    }
-
-    #if os(Linux)
-    /// NIOSSL's plaintext read buffer, 32 KiB, of which a client's requests write the first few
-    /// hundred bytes: one page of it is resident, the one they were written to.
-    @Test func aLargeBufferTakesPagesOnlyWhereWritten() {
-        var buffer = MappedBufferAllocator.allocator.buffer(capacity: 32 * 1024)
-        #expect(buffer.capacity == 32 * 1024)
-        buffer.writeBytes(Array(repeating: 0xA5, count: 300))
-        let base = Self.storageBase(buffer)
-        #expect(Int(bitPattern: base - 16) % Self.page == 0, "a mapping of its own starts on a page")
-        #expect(Self.residentPages(base: base, capacity: buffer.capacity) == 1)
-        buffer.writeBytes(Array(repeating: 0x5A, count: 32 * 1024 - 300))
-        #expect(
-            Self.residentPages(base: base, capacity: buffer.capacity) == (32 * 1024 + 16 + Self.page - 1) / Self.page)
-    }
-    #endif
-
-    /// A buffer keeps its bytes as it grows: one from malloc past the threshold (it stays in
-    /// malloc), a mapping into a larger mapping; so does a copy made on write.
-    @Test(arguments: [1_000, 40_000])
-    func bytesSurviveGrowth(initialCapacity: Int) {
-        var buffer = MappedBufferAllocator.allocator.buffer(capacity: initialCapacity)
-        let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
-        buffer.writeBytes(bytes[0..<900])
-        buffer.writeBytes(bytes[900..<100_000])
-        #expect(buffer.capacity >= 100_000)
-        buffer.writeBytes(bytes[100_000...])
-        #expect(Array(buffer.readableBytesView) == bytes)
-        let before = buffer
-        buffer.setInteger(UInt8(0), at: 0)
-        #expect(Array(before.readableBytesView) == bytes, "the copy on write left the original as it was")
-        #expect(
-            buffer.getInteger(at: 0, as: UInt8.self) == 0
-                && Array(buffer.readableBytesView.dropFirst()) == Array(bytes.dropFirst()))
-    }
 
     /// A freed round waits for the next of its size: the same block comes back, and the pool
     /// holds its mapping meanwhile.

@@ -113,32 +113,6 @@ import Testing
         #expect((r.budget?.addedFlushes ?? 0) > 30)
     }
 
-    /// HTTP/2's narrowed budget, one record a flush: no flush outgrows 16 KiB, whatever is
-    /// written, and the flushes stay full: 40 frames of 16 KiB (each
-    /// a 9-byte header and its payload, then cut by the budget) take about as many flushes as
-    /// their ciphertext needs at 15,872 bytes a flush (44 for 42), not one per write; writes of
-    /// 32 KiB take three each (the budget flushes rather than cut off a sliver).
-    @Test(arguments: Self.versions)
-    func aNarrowedBudgetKeepsEveryFlushWithinSixteenKiB(version: UInt16) throws {
-        let r = try rig(budget: true, maximumVersion: version)
-        let budget = try #require(r.budget)
-        budget.narrow(to: TLSWriteBudget.oneRecordCapacity)
-        budget.narrow(to: TLSWriteBudget.defaultCapacity)
-        #expect(budget.capacity == TLSWriteBudget.oneRecordCapacity, "a budget only narrows")
-        for sizes in Self.patterns {
-            let (writes, sent, ok) = try send(r, sizes: sizes)
-            #expect(
-                writes.allSatisfy { $0 <= 16 * 1024 },
-                "\(version) \(sizes.prefix(3))…: largest flush \(writes.max() ?? 0) B of ciphertext")
-            #expect(try received(r) == sent)
-            #expect(ok, "every write's promise succeeds once its bytes are on the wire")
-            let ciphertext = sizes.map(TLSWriteBudget.ciphertext(of:)).reduce(0, +)
-            #expect(
-                Double(writes.count) <= Double(ciphertext) / Double(TLSWriteBudget.oneRecordCapacity) * 1.5 + 2,
-                "\(version) \(sizes.prefix(3))…: \(writes.count) flushes for \(ciphertext) B")
-        }
-    }
-
     /// Without the budget one flush carries the whole round: one buffer of its ciphertext, held
     /// beside the plaintext until the socket takes it.
     @Test func withoutTheBudgetOneFlushCarriesTheWholeRound() throws {

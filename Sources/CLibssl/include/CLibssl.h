@@ -68,6 +68,7 @@ clibssl_session *_Nullable clibssl_session_new(
     clibssl_context *_Nonnull context, int server, const char *_Nullable server_name);
 void clibssl_session_free(clibssl_session *_Nullable session);
 
+/* Lends input (and clears the thread's error queue when `bytes` is not NULL): once per read event. */
 void clibssl_session_set_input(clibssl_session *_Nonnull session, const uint8_t *_Nullable bytes, size_t length);
 /* Bytes of the lent input not consumed yet (0 after any call below). */
 size_t clibssl_session_input_left(const clibssl_session *_Nonnull session);

@@ -10,18 +10,8 @@
    library has no mallopt (not glibc) or refused a value. */
 int cmalloc_set_thresholds(int mmap_threshold, int trim_threshold);
 
-/* memcpy, as the copy function of the allocators below. */
+/* memcpy, as the copy function of the allocator below. */
 void cmalloc_copy(void *_Nonnull dst, const void *_Nonnull src, size_t count);
-
-/* Buffer memory for a ByteBufferAllocator whose large buffers take pages only where they are
-   written: a block of cmalloc_mapped_threshold() bytes or more gets an anonymous mapping of its
-   own (its pages are not resident until touched, and go back to the kernel when it is freed);
-   a smaller one comes from malloc, and stays there when it grows. Blocks of one kind may only be
-   passed to these functions.
-   Thread-safe, as malloc and mmap are. The threshold is 32 KiB. */
-void *_Nullable cmalloc_mapped_alloc(size_t size);
-void *_Nullable cmalloc_mapped_realloc(void *_Nullable ptr, size_t old_size, size_t new_size);
-void cmalloc_mapped_free(void *_Nonnull ptr);
 
 /* Buffer memory for a ByteBufferAllocator of rounds (an upstream transfer's buffers, made on one
    thread, freed on another once written): a block of a power-of-two size of
