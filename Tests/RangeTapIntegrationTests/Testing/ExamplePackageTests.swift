@@ -47,7 +47,7 @@ struct ExamplePackageTests {
     ///
     /// It shares this checkout's build folder (`.build`): the packages rangetap depends on are
     /// already checked out and compiled there with the same commands, so only the example's
-    /// target is compiled (a build folder of its own would compile swift-nio, BoringSSL and
+    /// target is compiled (a build folder of its own would compile swift-nio, swift-nio-http2 and
     /// the rest again: minutes). `RANGETAP_EXAMPLE_SCRATCH=DIR` builds in DIR instead.
     @Test(.timeLimit(.minutes(30)))
     func theExamplePackageBuildsAndPassesItsTests() throws {
