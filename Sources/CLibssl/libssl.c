@@ -356,8 +356,6 @@ void clibssl_session_set_input(clibssl_session *s, const uint8_t *bytes, size_t 
     s->input_length = bytes ? length : 0;
 }
 
-size_t clibssl_session_input_left(const clibssl_session *s) { return s->input_length; }
-
 void clibssl_session_set_output(clibssl_session *s, uint8_t *bytes, size_t capacity) {
     s->output = bytes;
     s->output_capacity = bytes ? capacity : 0;
@@ -419,11 +417,6 @@ const uint8_t *clibssl_session_alpn(const clibssl_session *s, size_t *length) {
     SSL_get0_alpn_selected(s->ssl, &p, &n);
     *length = n;
     return n > 0 ? p : NULL;
-}
-
-const char *clibssl_session_cipher(const clibssl_session *s) {
-    const SSL_CIPHER *cipher = SSL_get_current_cipher(s->ssl);
-    return cipher ? SSL_CIPHER_standard_name(cipher) : NULL;
 }
 
 const char *clibssl_session_verify_error(const clibssl_session *s, int *name_mismatch) {

@@ -14,12 +14,9 @@ public final class TLSContext: @unchecked Sendable {
 
     /// The `clibssl_context`.
     let pointer: OpaquePointer
-    /// What it offers by ALPN, in order.
-    public let applicationProtocols: [String]
 
-    private init(pointer: OpaquePointer, applicationProtocols: [String]) {
+    private init(pointer: OpaquePointer) {
         self.pointer = pointer
-        self.applicationProtocols = applicationProtocols
     }
 
     deinit { clibssl_context_free(pointer) }
@@ -54,7 +51,7 @@ public final class TLSContext: @unchecked Sendable {
         guard let made else {
             throw .minting(host: "*", "libssl refused the certificate or key: \(errorReasons().joined(separator: " "))")
         }
-        let context = TLSContext(pointer: made, applicationProtocols: applicationProtocols)
+        let context = TLSContext(pointer: made)
         if let keyLog { context.setKeyLog(keyLog) }
         if let chooseByServerName {
             let chooser = ServerNameChooser(chooseByServerName)
@@ -94,7 +91,7 @@ public final class TLSContext: @unchecked Sendable {
             throw .minting(
                 host: "*", "libssl cannot make a client context\(file): \(errorReasons().joined(separator: " "))")
         }
-        return TLSContext(pointer: made, applicationProtocols: applicationProtocols)
+        return TLSContext(pointer: made)
     }
 
     private func setKeyLog(_ keyLog: KeyLogFile) {

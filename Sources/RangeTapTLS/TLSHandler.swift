@@ -56,8 +56,6 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The version the handshake settled on (0x0303 TLS 1.2, 0x0304 TLS 1.3), once it has.
     public private(set) var negotiatedVersion: UInt16?
-    /// The cipher suite's IANA name, once the handshake is done.
-    public private(set) var cipherSuite: String?
 
     /// TLS of `context`, as `role`.
     public init(context: TLSContext, role: Role) {
@@ -184,7 +182,6 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func handshakeCompleted(_ context: ChannelHandlerContext) {
         guard let session else { return }
         negotiatedVersion = UInt16(truncatingIfNeeded: clibssl_session_version(session))
-        cipherSuite = clibssl_session_cipher(session).map { String(cString: $0) }
         var length = 0
         let alpn = clibssl_session_alpn(session, &length).map {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)

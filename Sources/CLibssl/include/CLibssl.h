@@ -70,8 +70,6 @@ void clibssl_session_free(clibssl_session *_Nullable session);
 
 /* Lends input (and clears the thread's error queue when `bytes` is not NULL): once per read event. */
 void clibssl_session_set_input(clibssl_session *_Nonnull session, const uint8_t *_Nullable bytes, size_t length);
-/* Bytes of the lent input not consumed yet (0 after any call below). */
-size_t clibssl_session_input_left(const clibssl_session *_Nonnull session);
 void clibssl_session_set_output(clibssl_session *_Nonnull session, uint8_t *_Nullable bytes, size_t capacity);
 /* Bytes written into the lent output region. */
 size_t clibssl_session_output_used(const clibssl_session *_Nonnull session);
@@ -98,11 +96,10 @@ int clibssl_session_write(clibssl_session *_Nonnull session, const uint8_t *_Nul
 /* Writes close_notify. */
 int clibssl_session_shutdown(clibssl_session *_Nonnull session);
 
-/* After the handshake: the version (0x0303 TLS 1.2, 0x0304 TLS 1.3), the protocol ALPN chose (NULL
-   when none), and the cipher suite's IANA name. */
+/* After the handshake: the version (0x0303 TLS 1.2, 0x0304 TLS 1.3) and the protocol ALPN chose
+   (NULL when none). */
 int clibssl_session_version(const clibssl_session *_Nonnull session);
 const uint8_t *_Nullable clibssl_session_alpn(const clibssl_session *_Nonnull session, size_t *_Nonnull length);
-const char *_Nullable clibssl_session_cipher(const clibssl_session *_Nonnull session);
 /* Why the peer's certificate did not verify (NULL when it did, or was not checked); 1 in
    *name_mismatch when it is because it does not name the host. */
 const char *_Nullable clibssl_session_verify_error(
