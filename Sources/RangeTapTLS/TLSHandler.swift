@@ -123,7 +123,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
             fail(context, handshake: !completed && state == .handshaking)
             return
         }
-        writeOutput(context, flush: true)
+        writeOutput(context)
         if completed { handshakeCompleted(context) }
         if let plaintext, state != .closed || ended == CLIBSSL_CLOSED {
             context.fireChannelRead(wrapInboundOut(plaintext))
@@ -158,8 +158,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if state == .open, let session {
             encryptPending(context)
-            state = .closed
-            if Int(clibssl_session_shutdown(session)) == CLIBSSL_DONE { writeOutput(context, flush: true) }
+            if Int(clibssl_session_shutdown(session)) == CLIBSSL_DONE { writeOutput(context) }
         }
         state = .closed
         failPending(ChannelError.ioOnClosedChannel)
@@ -176,7 +175,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
             fail(context, handshake: true)
             return
         }
-        writeOutput(context, flush: true)
+        writeOutput(context)
     }
 
     private func handshakeCompleted(_ context: ChannelHandlerContext) {
@@ -269,12 +268,11 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Sends what libssl wrote outside a write (handshake messages, alerts, close_notify,
     /// tickets), if anything.
-    private func writeOutput(_ context: ChannelHandlerContext, flush: Bool) {
+    private func writeOutput(_ context: ChannelHandlerContext) {
         guard let session, clibssl_session_spill_length(session) > 0 else { return }
         var out = context.channel.allocator.buffer(capacity: clibssl_session_spill_length(session))
         Self.takeSpill(session, into: &out)
-        context.write(wrapOutboundOut(out), promise: nil)
-        if flush { context.flush() }
+        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
     }
 
     private static func takeSpill(_ session: OpaquePointer, into out: inout ByteBuffer) {
@@ -291,8 +289,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func closeNotifyReceived(_ context: ChannelHandlerContext) {
         guard let session else { return }
         if state == .open || state == .handshaking {
-            state = .closed
-            if Int(clibssl_session_shutdown(session)) == CLIBSSL_DONE { writeOutput(context, flush: true) }
+            if Int(clibssl_session_shutdown(session)) == CLIBSSL_DONE { writeOutput(context) }
         }
         state = .closed
         failPending(ChannelError.outputClosed)
@@ -314,7 +311,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func fail(_ context: ChannelHandlerContext, with error: TLSHandlerError) {
         // The alert libssl wrote goes out before the connection closes.
-        writeOutput(context, flush: true)
+        writeOutput(context)
         state = .closed
         failPending(error)
         context.fireErrorCaught(error)
